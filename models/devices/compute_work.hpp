@@ -1,0 +1,46 @@
+#pragma once
+// What a compute op asks of a device: the counts the roofline needs, plus the
+// shape where efficiency depends on it. Workloads produce these; the compute
+// model prices them on a GpuSpec.
+#include <cstdint>
+#include <string_view>
+
+#include "sim/core/dtype.hpp"
+
+namespace simctl {
+
+enum class ComputeKind : std::uint8_t {
+  gemm,         // matrix product; m, n, k (and batch) are set
+  attention,    // fused attention (FlashAttention-style); flops and bytes set
+  elementwise,  // add, GeLU, dropout, residual...
+  norm,         // LayerNorm / RMSNorm
+  softmax,
+  embedding,    // gather from a table
+  optimizer,    // fused optimizer update (Adam...)
+  other,
+};
+
+constexpr std::string_view to_string(ComputeKind k) {
+  switch (k) {
+    case ComputeKind::gemm: return "gemm";
+    case ComputeKind::attention: return "attention";
+    case ComputeKind::elementwise: return "elementwise";
+    case ComputeKind::norm: return "norm";
+    case ComputeKind::softmax: return "softmax";
+    case ComputeKind::embedding: return "embedding";
+    case ComputeKind::optimizer: return "optimizer";
+    case ComputeKind::other: return "other";
+  }
+  return "?";
+}
+
+struct ComputeWork {
+  ComputeKind kind = ComputeKind::other;
+  DType dtype = DType::bf16;
+  double flops = 0.0;         // floating-point operations
+  double memory_bytes = 0.0;  // bytes read + written in device memory
+  // GEMM shape: C[m,n] = A[m,k] * B[k,n], repeated `batch` times.
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+}  // namespace simctl

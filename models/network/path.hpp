@@ -1,0 +1,30 @@
+#pragma once
+// A routed path through the system: the directed links a transfer crosses.
+// Topology produces paths; the flow network and collectives consume them.
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.hpp"
+
+namespace simctl {
+
+// Directed link index. A full-duplex cable (graph edge e) is two directed
+// links: 2*e carries traffic from the edge's source to its target, 2*e+1 back.
+using LinkId = std::uint32_t;
+// A vertex of the system graph (GPU, switch, NIC...).
+using EndpointId = std::uint32_t;
+
+struct Path {
+  std::vector<LinkId> links;
+  TimePs latency = 0;  // sum of per-hop latencies
+};
+
+// Anything that can route between two endpoints. Implemented by the
+// topology; collectives depend on this interface only.
+class Router {
+ public:
+  virtual ~Router() = default;
+  virtual const Path& route(EndpointId from, EndpointId to) const = 0;
+};
+
+}  // namespace simctl

@@ -1,0 +1,44 @@
+#pragma once
+// Numeric formats a device computes in. Shared by the device catalogue (peak
+// rates per format) and workloads (the format each op runs in).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace simctl {
+
+enum class DType : std::uint8_t { fp32, tf32, bf16, fp16, fp8 };
+
+inline constexpr DType kAllDTypes[] = {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8};
+
+constexpr std::string_view to_string(DType d) {
+  switch (d) {
+    case DType::fp32: return "fp32";
+    case DType::tf32: return "tf32";
+    case DType::bf16: return "bf16";
+    case DType::fp16: return "fp16";
+    case DType::fp8: return "fp8";
+  }
+  return "?";
+}
+
+constexpr std::optional<DType> dtype_from_string(std::string_view s) {
+  for (DType d : kAllDTypes) {
+    if (to_string(d) == s) return d;
+  }
+  return std::nullopt;
+}
+
+// Storage size of one element. tf32 is stored as fp32.
+constexpr int bytes_per_element(DType d) {
+  switch (d) {
+    case DType::fp32:
+    case DType::tf32: return 4;
+    case DType::bf16:
+    case DType::fp16: return 2;
+    case DType::fp8: return 1;
+  }
+  return 4;
+}
+
+}  // namespace simctl

@@ -1,0 +1,78 @@
+#pragma once
+// The per-rank operation trace: the contract between workload generators (or a
+// trace file) and the executor. Each rank owns an ordered list of ops; an op
+// runs on one of the rank's streams once its dependencies (ops of the same
+// rank) have finished. Ops on one stream run in list order, like CUDA streams.
+// A collective runs when every member of its group has reached it.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "models/devices/compute_work.hpp"
+#include "models/network/collective_op.hpp"
+#include "sim/core/units.hpp"
+
+namespace simctl {
+
+using OpIndex = std::uint32_t;  // position within one rank's op list
+
+enum class Stream : std::uint8_t { compute, communication, copy };
+
+// Where the time of an op is booked in the step-time breakdown.
+enum class OpPhase : std::uint8_t { forward, backward, optimizer, gradient_sync, data_loading, host_copy, other };
+
+constexpr std::string_view to_string(OpPhase p) {
+  switch (p) {
+    case OpPhase::forward: return "forward";
+    case OpPhase::backward: return "backward";
+    case OpPhase::optimizer: return "optimizer";
+    case OpPhase::gradient_sync: return "gradient_sync";
+    case OpPhase::data_loading: return "data_loading";
+    case OpPhase::host_copy: return "host_copy";
+    case OpPhase::other: return "other";
+  }
+  return "?";
+}
+
+struct CollectiveCall {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::uint32_t group = 0;  // index into Trace::groups
+  double bytes = 0.0;       // per-rank buffer size, as nccl-tests counts it
+};
+
+enum class CopyDirection : std::uint8_t { host_to_device, device_to_host, storage_to_host };
+
+struct CopyCall {
+  CopyDirection direction = CopyDirection::host_to_device;
+  double bytes = 0.0;
+};
+
+struct Op {
+  std::string name;
+  OpPhase phase = OpPhase::other;
+  Stream stream = Stream::compute;
+  std::vector<OpIndex> deps;  // earlier ops of the same rank
+  std::variant<ComputeWork, CollectiveCall, CopyCall> work;
+};
+
+struct RankTrace {
+  std::vector<Op> ops;
+};
+
+// Totals the report needs to turn a step time into throughput and MFU.
+struct StepTotals {
+  double model_flops = 0.0;  // useful FLOPs of one step over all ranks (6*N*tokens style, no recompute)
+  double tokens = 0.0;       // tokens processed per step over all ranks
+  double samples = 0.0;      // sequences processed per step over all ranks
+  double parameters = 0.0;   // model parameter count
+};
+
+struct Trace {
+  std::vector<RankTrace> ranks;                 // rank r runs on the system's GPU r
+  std::vector<std::vector<std::uint32_t>> groups;  // each group lists its member ranks
+  StepTotals totals;
+  DType compute_dtype = DType::bf16;
+};
+
+}  // namespace simctl
