@@ -69,7 +69,7 @@ struct StepTotals {
 };
 
 struct Trace {
-  std::vector<RankTrace> ranks;                 // rank r runs on the system's GPU r
+  std::vector<RankTrace> ranks;                    // rank r runs on the system's GPU r
   std::vector<std::vector<std::uint32_t>> groups;  // each group lists its member ranks
   StepTotals totals;
   DType compute_dtype = DType::bf16;

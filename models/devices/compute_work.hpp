@@ -15,8 +15,8 @@ enum class ComputeKind : std::uint8_t {
   elementwise,  // add, GeLU, dropout, residual...
   norm,         // LayerNorm / RMSNorm
   softmax,
-  embedding,    // gather from a table
-  optimizer,    // fused optimizer update (Adam...)
+  embedding,  // gather from a table
+  optimizer,  // fused optimizer update (Adam...)
   other,
 };
 

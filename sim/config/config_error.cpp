@@ -11,8 +11,7 @@ std::string SourceLocation::to_string() const {
   return out;
 }
 
-static std::string format_message(const SourceLocation& where, const std::string& field,
-                                  const std::string& problem) {
+static std::string format_message(const SourceLocation& where, const std::string& field, const std::string& problem) {
   std::string msg = where.to_string() + ": error";
   if (!field.empty()) msg += ": field '" + field + "'";
   return msg + ": " + problem;

@@ -20,7 +20,6 @@ SourceLocation location_of(const std::string& file, const YAML::Mark& mark) {
   return SourceLocation{file, mark.line + 1, mark.column + 1};
 }
 
-
 }  // namespace
 
 std::string join_choices(const std::vector<std::string>& options) {
@@ -101,7 +100,8 @@ std::optional<ConfigNode> ConfigNode::optional_child(std::string_view key) const
     if (kv.first.Scalar() == key) {
       // A null value ("key:" with nothing after it) counts as absent's
       // cousin: present but empty, which readers below reject clearly.
-      return ConfigNode(kv.second, file_, child_path(path_, key), kv.second.Mark().is_null() ? kv.first.Mark() : kv.second.Mark());
+      return ConfigNode(kv.second, file_, child_path(path_, key),
+                        kv.second.Mark().is_null() ? kv.first.Mark() : kv.second.Mark());
     }
   }
   return std::nullopt;

@@ -41,7 +41,7 @@ class ConfigNode {
 
   ConfigNode child(std::string_view key) const;  // required
   std::optional<ConfigNode> optional_child(std::string_view key) const;
-  std::vector<ConfigNode> elements() const;  // requires a sequence
+  std::vector<ConfigNode> elements() const;                         // requires a sequence
   std::vector<std::pair<std::string, ConfigNode>> entries() const;  // requires a map
 
   // Scalar readers for this node itself.

@@ -37,27 +37,52 @@ std::optional<double> parse_with(std::string_view text, const std::array<UnitFac
 }
 
 constexpr double kKilo = 1e3, kMega = 1e6, kGiga = 1e9, kTera = 1e12, kPeta = 1e15;
-constexpr double kKibi = 1024.0, kMebi = kKibi * 1024, kGibi = kMebi * 1024, kTebi = kGibi * 1024,
-                 kPebi = kTebi * 1024;
+constexpr double kKibi = 1024.0, kMebi = kKibi * 1024, kGibi = kMebi * 1024, kTebi = kGibi * 1024, kPebi = kTebi * 1024;
 
 constexpr std::array<UnitFactor, 14> kBandwidthTable{{
-    {"b/s", 1.0 / 8},         {"Kb/s", kKilo / 8},  {"Mb/s", kMega / 8},  {"Gb/s", kGiga / 8},
-    {"Tb/s", kTera / 8},      {"B/s", 1.0},         {"KB/s", kKilo},      {"MB/s", kMega},
-    {"GB/s", kGiga},          {"TB/s", kTera},      {"KiB/s", kKibi},     {"MiB/s", kMebi},
-    {"GiB/s", kGibi},         {"TiB/s", kTebi},
+    {"b/s", 1.0 / 8},
+    {"Kb/s", kKilo / 8},
+    {"Mb/s", kMega / 8},
+    {"Gb/s", kGiga / 8},
+    {"Tb/s", kTera / 8},
+    {"B/s", 1.0},
+    {"KB/s", kKilo},
+    {"MB/s", kMega},
+    {"GB/s", kGiga},
+    {"TB/s", kTera},
+    {"KiB/s", kKibi},
+    {"MiB/s", kMebi},
+    {"GiB/s", kGibi},
+    {"TiB/s", kTebi},
 }};
 
 constexpr std::array<UnitFactor, 11> kSizeTable{{
-    {"B", 1.0},     {"KB", kKilo},  {"MB", kMega},  {"GB", kGiga},  {"TB", kTera},  {"PB", kPeta},
-    {"KiB", kKibi}, {"MiB", kMebi}, {"GiB", kGibi}, {"TiB", kTebi}, {"PiB", kPebi},
+    {"B", 1.0},
+    {"KB", kKilo},
+    {"MB", kMega},
+    {"GB", kGiga},
+    {"TB", kTera},
+    {"PB", kPeta},
+    {"KiB", kKibi},
+    {"MiB", kMebi},
+    {"GiB", kGibi},
+    {"TiB", kTebi},
+    {"PiB", kPebi},
 }};
 
 constexpr std::array<UnitFactor, 5> kTimeTable{{
-    {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0},
+    {"ps", 1e-12},
+    {"ns", 1e-9},
+    {"us", 1e-6},
+    {"ms", 1e-3},
+    {"s", 1.0},
 }};
 
 constexpr std::array<UnitFactor, 4> kFlopTable{{
-    {"FLOP/s", 1.0}, {"GFLOP/s", kGiga}, {"TFLOP/s", kTera}, {"PFLOP/s", kPeta},
+    {"FLOP/s", 1.0},
+    {"GFLOP/s", kGiga},
+    {"TFLOP/s", kTera},
+    {"PFLOP/s", kPeta},
 }};
 
 std::string printf_string(const char* fmt, double value, const char* unit) {

@@ -20,14 +20,15 @@ std::optional<double> parse_time_seconds(std::string_view text);
 std::optional<double> parse_flop_rate(std::string_view text);
 
 // The units accepted for each dimension, for error messages.
-inline constexpr std::string_view kBandwidthUnits = "b/s, Kb/s, Mb/s, Gb/s, Tb/s, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
+inline constexpr std::string_view kBandwidthUnits =
+    "b/s, Kb/s, Mb/s, Gb/s, Tb/s, B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 inline constexpr std::string_view kSizeUnits = "B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB";
 inline constexpr std::string_view kTimeUnits = "ps, ns, us, ms, s";
 inline constexpr std::string_view kFlopRateUnits = "FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s";
 
 // Human-readable forms used in reports and error messages.
-std::string format_bytes(double bytes);       // "1.00 GiB"
-std::string format_bandwidth(Bandwidth bw);    // "450.0 GB/s"
-std::string format_time(TimePs t);            // "12.345 ms"
+std::string format_bytes(double bytes);      // "1.00 GiB"
+std::string format_bandwidth(Bandwidth bw);  // "450.0 GB/s"
+std::string format_time(TimePs t);           // "12.345 ms"
 
 }  // namespace simctl

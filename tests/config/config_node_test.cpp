@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "sim/config/config_node.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace simctl;
 

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "sim/config/quantity.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace simctl;
 

@@ -1,8 +1,7 @@
-#include <catch2/catch.hpp>
-
-#include <vector>
-
 #include "sim/core/engine.hpp"
+
+#include <catch2/catch.hpp>
+#include <vector>
 
 using namespace simctl;
 
