@@ -1,0 +1,87 @@
+#pragma once
+// Flow-level network model. A transfer is a flow of bytes along a routed path
+// of directed links; concurrent flows share each link max-min fairly. Rates
+// change only when a flow starts or drains, and then only for the flows that
+// share links with it (transitively), so the cost of an event scales with the
+// contention around it rather than with the whole network.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "models/network/path.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/core/units.hpp"
+
+namespace simctl {
+
+using FlowId = std::uint64_t;
+
+class FlowNetwork {
+ public:
+  using Callback = std::function<void()>;
+
+  // One entry per directed link, already multiplied by the link's efficiency.
+  FlowNetwork(Engine& engine, std::vector<Bandwidth> effective_capacity_per_link);
+  FlowNetwork(const FlowNetwork&) = delete;
+  FlowNetwork& operator=(const FlowNetwork&) = delete;
+
+  // Starts moving `bytes` along `path` now. `on_drained` (optional) runs when
+  // the last byte has left the sender, i.e. the links are free of this flow;
+  // `on_done` runs path.latency later, when the last byte has arrived.
+  // Zero-byte flows and flows on an empty path drain at once.
+  FlowId start(const Path& path, double bytes, Callback on_done, Callback on_drained = {});
+
+  std::size_t link_count() const { return capacity_.size(); }
+  std::size_t active_flows() const { return flows_.size(); }
+  // Current rate of an active flow in bytes/s; 0 once it has drained.
+  double rate_of(FlowId id) const;
+
+  // Per-link statistics as of now.
+  double bytes_carried(LinkId link) const;
+  TimePs busy_time(LinkId link) const;  // time with at least one flow on the link
+  // Bytes carried over what the link could have carried in `window` (default: since time 0).
+  double utilisation(LinkId link, TimePs window) const;
+  double utilisation(LinkId link) const { return utilisation(link, engine_.now()); }
+
+  std::uint64_t flows_started() const { return flows_started_; }
+  std::uint64_t rate_recomputations() const { return recomputations_; }
+
+ private:
+  struct Flow {
+    std::vector<LinkId> links;
+    TimePs latency = 0;
+    double remaining_bytes = 0.0;
+    double rate = 0.0;  // bytes per second
+    TimePs updated_at = 0;
+    EventId completion;
+    Callback on_done;
+    Callback on_drained;
+  };
+  struct LinkState {
+    std::vector<FlowId> flows;  // active flows crossing the link, in id order
+    double rate_sum = 0.0;      // bytes/s currently carried
+    double carried_bytes = 0.0;
+    TimePs busy_ps = 0;
+    TimePs settled_at = 0;  // carried_bytes/busy_ps are exact up to here
+  };
+
+  std::vector<FlowId> component_of(const std::vector<LinkId>& seeds) const;
+  void advance(Flow& flow);
+  void settle_link(LinkId link);
+  void recompute(const std::vector<LinkId>& seeds, std::optional<FlowId> joining);
+  void reschedule(FlowId id, Flow& flow);
+  void drain(FlowId id);
+  void finish(Callback on_drained, Callback on_done, TimePs latency);
+
+  Engine& engine_;
+  std::vector<double> capacity_;  // bytes/s per directed link
+  std::vector<LinkState> links_;
+  std::map<FlowId, Flow> flows_;  // ordered: every iteration is in id order
+  FlowId next_id_ = 0;
+  std::uint64_t flows_started_ = 0;
+  std::uint64_t recomputations_ = 0;
+};
+
+}  // namespace simctl

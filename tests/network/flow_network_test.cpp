@@ -1,0 +1,153 @@
+#include "models/network/flow_network.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "tests/network/star_router.hpp"
+
+using namespace simctl;
+using simctl::test::StarRouter;
+
+namespace {
+
+constexpr double kGBps = 1e9;
+
+std::vector<Bandwidth> uniform(int links, double bytes_per_s) {
+  return std::vector<Bandwidth>(static_cast<std::size_t>(links), Bandwidth{bytes_per_s});
+}
+
+Path path_of(std::vector<LinkId> links, TimePs latency = 0) { return Path{std::move(links), latency}; }
+
+}  // namespace
+
+TEST_CASE("a flow alone gets the whole link", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(2, 100 * kGBps));
+  TimePs done = -1;
+  net.start(path_of({0}), 1e9, [&] { done = engine.now(); });
+  engine.run();
+  CHECK(done == 10 * kPsPerMs);  // 1 GB at 100 GB/s
+  CHECK(net.bytes_carried(0) == Approx(1e9));
+  CHECK(net.busy_time(0) == 10 * kPsPerMs);
+  CHECK(net.utilisation(0) == Approx(1.0));
+  CHECK(net.bytes_carried(1) == 0.0);
+}
+
+TEST_CASE("two flows on one link each get half and finish at twice the single time", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(1, 100 * kGBps));
+  TimePs a = -1, b = -1;
+  const FlowId fa = net.start(path_of({0}), 1e9, [&] { a = engine.now(); });
+  const FlowId fb = net.start(path_of({0}), 1e9, [&] { b = engine.now(); });
+  CHECK(net.rate_of(fa) == Approx(50 * kGBps));
+  CHECK(net.rate_of(fb) == Approx(50 * kGBps));
+  engine.run();
+  CHECK(a == 20 * kPsPerMs);
+  CHECK(b == 20 * kPsPerMs);
+  CHECK(net.flows_started() == 2);
+}
+
+TEST_CASE("max-min: a flow bottlenecked elsewhere leaves the rest to the other", "[network][flow]") {
+  // Links: 0 = 100 GB/s shared, 1 = 25 GB/s, 2 = 100 GB/s.
+  // f0 crosses 0 and 1 (bottleneck 25); f1 crosses 0 and 2 and takes 75.
+  Engine engine;
+  FlowNetwork net(engine, {Bandwidth{100 * kGBps}, Bandwidth{25 * kGBps}, Bandwidth{100 * kGBps}});
+  const FlowId f0 = net.start(path_of({0, 1}), 1e9, [] {});
+  const FlowId f1 = net.start(path_of({0, 2}), 1e9, [] {});
+  CHECK(net.rate_of(f0) == Approx(25 * kGBps));
+  CHECK(net.rate_of(f1) == Approx(75 * kGBps));
+  engine.run();
+}
+
+TEST_CASE("path latency is added after the bytes drain", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(2, 100 * kGBps));
+  TimePs drained = -1, done = -1;
+  net.start(
+      path_of({0, 1}, 3 * kPsPerUs), 1e6, [&] { done = engine.now(); }, [&] { drained = engine.now(); });
+  engine.run();
+  CHECK(drained == 10 * kPsPerUs);
+  CHECK(done == 13 * kPsPerUs);
+}
+
+TEST_CASE("zero-byte flows complete after the latency alone", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(1, 100 * kGBps));
+  TimePs done = -1;
+  net.start(path_of({0}, 2 * kPsPerUs), 0.0, [&] { done = engine.now(); });
+  engine.run();
+  CHECK(done == 2 * kPsPerUs);
+  CHECK(net.busy_time(0) == 0);
+}
+
+TEST_CASE("rates re-expand when a flow ends", "[network][flow]") {
+  // A 1 GB and a 3 GB flow share 100 GB/s: both run at 50 until the small one
+  // ends at 20 ms (1 GB moved each); the big one then has 2 GB left at 100 GB/s.
+  Engine engine;
+  FlowNetwork net(engine, uniform(1, 100 * kGBps));
+  TimePs small = -1, big = -1;
+  net.start(path_of({0}), 1e9, [&] { small = engine.now(); });
+  const FlowId fb = net.start(path_of({0}), 3e9, [&] { big = engine.now(); });
+  engine.run_until(20 * kPsPerMs + 1);
+  CHECK(small == 20 * kPsPerMs);
+  CHECK(net.rate_of(fb) == Approx(100 * kGBps));
+  engine.run();
+  CHECK(big == Approx(40 * kPsPerMs).margin(2));
+  CHECK(net.bytes_carried(0) == Approx(4e9));
+  CHECK(net.rate_recomputations() >= 3);
+}
+
+TEST_CASE("a flow joining later slows the running one from then on", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(1, 100 * kGBps));
+  TimePs first = -1, second = -1;
+  net.start(path_of({0}), 2e9, [&] { first = engine.now(); });
+  engine.schedule_at(10 * kPsPerMs, [&] { net.start(path_of({0}), 0.5e9, [&] { second = engine.now(); }); });
+  engine.run();
+  // 1 GB alone by 10 ms; then 50/50: the 0.5 GB joiner ends at 20 ms; the rest (0.5 GB) at 100 -> 25 ms.
+  CHECK(second == Approx(20 * kPsPerMs).margin(2));
+  CHECK(first == Approx(25 * kPsPerMs).margin(2));
+  CHECK(net.busy_time(0) == Approx(25 * kPsPerMs).margin(2));
+}
+
+TEST_CASE("flows on disjoint links do not disturb each other", "[network][flow]") {
+  Engine engine;
+  StarRouter star(8, 0);
+  FlowNetwork net(engine, uniform(star.link_count(), 100 * kGBps));
+  std::vector<TimePs> done(8, -1);
+  for (int i = 0; i < 8; ++i) {
+    net.start(star.route(i, (i + 1) % 8), 1e9, [&, i] { done[i] = engine.now(); });
+  }
+  engine.run();
+  for (TimePs t : done) CHECK(t == 10 * kPsPerMs);
+}
+
+TEST_CASE("incast onto one down link shares it among all senders", "[network][flow]") {
+  Engine engine;
+  StarRouter star(8, 0);
+  FlowNetwork net(engine, uniform(star.link_count(), 100 * kGBps));
+  std::vector<TimePs> done;
+  for (int i = 1; i < 8; ++i) net.start(star.route(i, 0), 1e9, [&] { done.push_back(engine.now()); });
+  engine.run();
+  REQUIRE(done.size() == 7);
+  for (TimePs t : done) CHECK(t == Approx(70 * kPsPerMs).margin(8));
+  CHECK(net.utilisation(StarRouter::down(0)) == Approx(1.0).epsilon(1e-6));
+  CHECK(net.utilisation(StarRouter::up(1)) == Approx(1.0 / 7).epsilon(1e-6));
+}
+
+TEST_CASE("flow network runs are deterministic", "[network][flow]") {
+  auto run_once = [] {
+    Engine engine;
+    StarRouter star(8, 100 * kPsPerNs);
+    FlowNetwork net(engine, uniform(star.link_count(), 100 * kGBps));
+    std::vector<TimePs> done(64, -1);
+    for (int k = 0; k < 64; ++k) {
+      const int from = (k * 5) % 8, to = (k * 3 + 1) % 8;
+      engine.schedule_at(k * 7 * kPsPerUs, [&, k, from, to] {
+        net.start(star.route(from, to), 1e6 * (1 + k % 5), [&, k] { done[k] = engine.now(); });
+      });
+    }
+    engine.run();
+    return done;
+  };
+  CHECK(run_once() == run_once());
+}
