@@ -1,0 +1,119 @@
+#include "workloads/workload_config.hpp"
+
+#include <catch2/catch.hpp>
+#include <functional>
+
+using namespace simctl;
+
+namespace {
+
+const std::string kGood = R"(workload:
+  model: gpt-1.3b
+  parallel: {data: 8}
+  strategy: ddp
+  micro_batch: 4
+  global_batch: 64
+  precision: bf16
+  optimizer: adam
+  ddp: {bucket_size: 25 MiB, overlap: true}
+  activation_recompute: none
+)";
+
+WorkloadSpec parse_text(const std::string& text) {
+  return parse_workload(ConfigNode::load_string(text, "w.yaml").child("workload"));
+}
+
+// Replaces the first line starting with `key:` (after indentation) by `line`.
+std::string with_line(const std::string& key, const std::string& line) {
+  std::string text = kGood;
+  const auto at = text.find("  " + key + ":");
+  REQUIRE(at != std::string::npos);
+  const auto end = text.find('\n', at);
+  return text.replace(at, end - at, line);
+}
+
+ConfigError error_of(const std::string& text) {
+  try {
+    parse_text(text);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("expected a ConfigError for:\n" << text);
+  throw;  // unreachable
+}
+
+}  // namespace
+
+TEST_CASE("a DDP workload parses with derived accumulation", "[workloads][config]") {
+  const auto spec = parse_text(kGood);
+  CHECK(spec.model.name == "gpt-1.3b");
+  CHECK(spec.model.layers == 24);
+  CHECK(spec.parallel.data == 8);
+  CHECK(spec.micro_batch == 4);
+  CHECK(spec.global_batch == 64);
+  CHECK(spec.grad_accum == 2);
+  CHECK(spec.precision == DType::bf16);
+  CHECK(spec.ddp.bucket_size_bytes == 25 * kMiB);
+  CHECK(spec.ddp.first_bucket_size_bytes == 1 * kMiB);
+  CHECK(spec.ddp.grad_dtype == DType::bf16);
+  CHECK(spec.ddp.overlap);
+  CHECK(spec.recompute == ActivationRecompute::none);
+}
+
+TEST_CASE("defaults: global batch is one pass, gradients in the compute dtype", "[workloads][config]") {
+  const auto spec = parse_text("workload: {model: gpt2-small, parallel: {data: 2}, micro_batch: 3, precision: fp16}\n");
+  CHECK(spec.global_batch == 6);
+  CHECK(spec.grad_accum == 1);
+  CHECK(spec.ddp.grad_dtype == DType::fp16);
+  CHECK(spec.ddp.bucket_size_bytes == 25 * kMiB);
+}
+
+TEST_CASE("an inline model mapping is accepted", "[workloads][config]") {
+  const auto spec =
+      parse_text(with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100, seq_len: 32}"));
+  CHECK(spec.model.name == "inline");
+  CHECK(spec.model.ffn == 256);
+  CHECK(spec.model.kv_heads == 4);
+}
+
+TEST_CASE("the shipped DGX H100 workload config loads", "[workloads][config]") {
+  const auto spec = load_workload_file(std::string(SIMCTL_SOURCE_DIR) + "/configs/workloads/gpt_1p3b_ddp.yaml");
+  CHECK(spec.model.name == "gpt-1.3b");
+  CHECK(spec.parallel.data == 8);
+  CHECK(spec.global_batch == spec.micro_batch * spec.parallel.data * spec.grad_accum);
+}
+
+TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
+  struct Case {
+    std::string text, field, says;
+  };
+  const std::vector<Case> cases = {
+      {with_line("model", "  model: gpt-9b"), "workload.model", "gpt-1.3b"},
+      {with_line("global_batch", "  global_batch: 60"), "workload.global_batch", "multiple of micro_batch * data"},
+      {with_line("micro_batch", "  micro_batch: 0"), "workload.micro_batch", "positive"},
+      {with_line("micro_batch", "  micro_batch: -2"), "workload.micro_batch", "positive"},
+      {with_line("parallel", "  parallel: {data: 0}"), "workload.parallel.data", "positive"},
+      {with_line("parallel", "  parallel: {data: 4, tensor: 2}"), "workload.parallel.tensor", "not supported yet"},
+      {with_line("parallel", "  parallel: {data: 4, pipeline: 2}"), "workload.parallel.pipeline", "not supported yet"},
+      {with_line("strategy", "  strategy: fsdp"), "workload.strategy", "ddp"},
+      {with_line("precision", "  precision: int8"), "workload.precision", "bf16"},
+      {with_line("optimizer", "  optimizer: sgd"), "workload.optimizer", "adam"},
+      {with_line("ddp", "  ddp: {bucket_size: 0 MiB}"), "workload.ddp.bucket_size", "positive"},
+      {with_line("ddp", "  ddp: {bucket_size: 25 MB/s}"), "workload.ddp.bucket_size", "not a size"},
+      {with_line("ddp", "  ddp: {buckt_size: 25 MiB}"), "workload.ddp.buckt_size", "unknown field"},
+      {with_line("activation_recompute", "  activation_recompute: selective"), "workload.activation_recompute", "full"},
+      {with_line("optimizer", "  optimiser: adam"), "workload.optimiser", "unknown field"},
+      {with_line("model", "  model: {layers: 2, hidden: 66, heads: 4, vocab: 100, seq_len: 32}"),
+       "workload.model.heads", "divisible"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, kv_heads: 1, vocab: 100, seq_len: 32}"),
+       "workload.model.kv_heads", "not supported yet"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100}"), "workload.model", "seq_len"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    const ConfigError e = error_of(c.text);
+    CHECK(e.field() == c.field);
+    CHECK_THAT(std::string(e.what()), Catch::Contains(c.says));
+    CHECK_THAT(std::string(e.what()), Catch::Contains("w.yaml:"));
+  }
+}

@@ -1,0 +1,29 @@
+#pragma once
+// PyTorch DistributedDataParallel as a per-rank trace: every rank runs the
+// same forward and backward passes on its own micro-batches; during the last
+// micro-batch's backward, each gradient bucket is all-reduced over all ranks as
+// soon as the backward op completing its last gradient has run (overlap), or
+// after the whole backward (overlap: false); then a fused Adam step runs once
+// every bucket has been reduced. Earlier micro-batches of a gradient-
+// accumulation step run under no_sync(), so they communicate nothing.
+#include "workloads/trace.hpp"
+#include "workloads/workload_config.hpp"
+
+namespace simctl {
+
+// Adam's per-parameter FLOPs: two moment updates, bias corrections, sqrt,
+// divide, weight decay and the update itself.
+inline constexpr double kAdamFlopsPerParameter = 12.0;
+
+// Input tokens and labels as int64, copied host to device per micro-batch.
+inline constexpr double kInputBytesPerToken = 2.0 * 8.0;
+
+// One training step on `num_gpus` ranks; throws std::invalid_argument when
+// num_gpus differs from spec.parallel.data or the strategy is not DDP.
+Trace build_ddp_trace(const WorkloadSpec& spec, int num_gpus);
+
+// The fused optimizer update over all parameters (fp32 master weights and
+// moments; also writes the low-precision model copy under mixed precision).
+ComputeWork adam_step_work(const WorkloadSpec& spec);
+
+}  // namespace simctl

@@ -1,0 +1,31 @@
+#pragma once
+// The catalogue of named transformer models (workloads/models.yaml) and the
+// reader for a model's dimensions, shared by catalogue entries and inline
+// `model:` mappings in a workload config.
+#include <string>
+#include <vector>
+
+#include "sim/config/config_node.hpp"
+#include "workloads/transformer_spec.hpp"
+
+namespace simctl {
+
+// Reads dimensions from a mapping; `name` labels the result. Rejects
+// non-positive sizes, hidden not divisible by heads, and the GQA / gated-MLP
+// variants that the op builder does not model yet.
+TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string& name);
+
+class ModelCatalogue {
+ public:
+  static ModelCatalogue load(const ConfigNode& root);  // root has `models:`
+  static ModelCatalogue load_file(const std::string& path);
+  static std::string default_path();  // <data root>/workloads/models.yaml
+
+  const TransformerSpec* find(const std::string& id) const;
+  std::vector<std::string> ids() const;
+
+ private:
+  std::vector<TransformerSpec> models_;
+};
+
+}  // namespace simctl

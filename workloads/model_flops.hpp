@@ -1,0 +1,22 @@
+#pragma once
+// The "useful" FLOPs of a training step that MFU is measured against.
+//
+// Convention: Megatron-LM's (Narayanan et al. 2021, "Efficient Large-Scale
+// Language Model Training on GPU Clusters", eq. 3 without recompute):
+//   F = 72 * B * s * L * h^2 * (1 + s/(6h) + V/(12*L*h))
+// i.e. 3 passes (forward + 2x backward) over every matrix product: per block
+// the QKV, output and MLP GEMMs (24*B*s*h^2 forward with ffn = 4h) and full,
+// unmasked attention (4*B*s^2*h forward), plus the LM head (2*B*s*h*V).
+// Causal masking, norms, element-wise ops and recomputation are not counted.
+// Written here with the ffn width and QKV width as parameters, so it equals
+// the formula above for GPT shapes.
+#include "workloads/transformer_spec.hpp"
+
+namespace simctl {
+
+// Forward FLOPs of one sequence under the convention above.
+double forward_model_flops_per_sequence(const TransformerSpec& model);
+// Training FLOPs (3x forward) of `sequences` sequences.
+double training_model_flops(const TransformerSpec& model, double sequences);
+
+}  // namespace simctl

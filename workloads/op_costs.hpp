@@ -1,0 +1,19 @@
+#pragma once
+// Turns an operator's shape into the counts the roofline prices: FLOPs and
+// bytes moved in device memory. One place so every generator counts alike.
+#include <cstdint>
+
+#include "models/devices/compute_work.hpp"
+
+namespace simctl {
+
+// C[m,n] = A[m,k] * B[k,n]: 2mnk FLOPs; reads A and B in `dtype`, writes C
+// with `c_bytes_per_element` (a weight gradient may be kept wider).
+ComputeWork gemm_work(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, int c_bytes_per_element);
+
+// A kernel streaming `elements` values through `tensors_touched` full-size
+// tensors (reads + writes), doing `flops_per_element` work on each value.
+ComputeWork streaming_work(ComputeKind kind, DType dtype, double elements, double flops_per_element,
+                           double tensors_touched);
+
+}  // namespace simctl
