@@ -1,13 +1,21 @@
 #include "workloads/model_catalogue.hpp"
 
 #include "sim/config/data_root.hpp"
+#include "workloads/bounded_integer.hpp"
 
 namespace simctl {
 namespace {
 
-std::int64_t positive_or(const ConfigNode& node, std::string_view key, std::int64_t fallback) {
+// Far beyond any published model, yet small enough that layers * 12 * hidden^2
+// stays well inside int64.
+constexpr std::int64_t kMaxLayers = 1024;
+constexpr std::int64_t kMaxWidth = 262'144;  // hidden
+constexpr std::int64_t kMaxFfn = 1'048'576;
+constexpr std::int64_t kMaxTokensDimension = 4'194'304;  // vocab, seq_len
+
+std::int64_t bounded_or(const ConfigNode& node, std::string_view key, std::int64_t max, std::int64_t fallback) {
   if (!node.has(key)) return fallback;
-  return node.positive_integer(key);
+  return bounded_positive_integer(node, key, max);
 }
 
 // The variants below change shapes and parameter counts in ways the op
@@ -35,13 +43,13 @@ TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string
   TransformerSpec spec;
   spec.name = name;
   spec.source = node.string_or("source", "");
-  spec.layers = node.positive_integer("layers");
-  spec.hidden = node.positive_integer("hidden");
-  spec.heads = node.positive_integer("heads");
-  spec.kv_heads = positive_or(node, "kv_heads", spec.heads);
-  spec.ffn = positive_or(node, "ffn", 4 * spec.hidden);
-  spec.vocab = node.positive_integer("vocab");
-  spec.seq_len = node.positive_integer("seq_len");
+  spec.layers = bounded_positive_integer(node, "layers", kMaxLayers);
+  spec.hidden = bounded_positive_integer(node, "hidden", kMaxWidth);
+  spec.heads = bounded_positive_integer(node, "heads", kMaxWidth);
+  spec.kv_heads = bounded_or(node, "kv_heads", kMaxWidth, spec.heads);
+  spec.ffn = bounded_or(node, "ffn", kMaxFfn, 4 * spec.hidden);
+  spec.vocab = bounded_positive_integer(node, "vocab", kMaxTokensDimension);
+  spec.seq_len = bounded_positive_integer(node, "seq_len", kMaxTokensDimension);
   spec.gated_mlp = node.bool_or("gated_mlp", false);
   check_divisibility(node, spec);
   refuse_unsupported_variants(node, spec);

@@ -1,7 +1,15 @@
 #include "workloads/workload_config.hpp"
 
+#include "workloads/bounded_integer.hpp"
+
 namespace simctl {
 namespace {
+
+// Every rank holds grad_accum copies of the pass's ops, so these bound the
+// trace's size (a DGX SuperPOD-scale job is well inside them).
+constexpr std::int64_t kMaxDataParallel = 65'536;
+constexpr std::int64_t kMaxMicroBatch = 65'536;
+constexpr std::int64_t kMaxGradAccum = 1'024;
 
 DType parse_dtype_choice(const ConfigNode& node) {
   return *dtype_from_string(node.as_choice({"bf16", "fp16", "fp32"}));
@@ -23,7 +31,7 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
     }
   }
   node.expect_keys({"data"});
-  return ParallelPlan{node.positive_integer("data")};
+  return ParallelPlan{bounded_positive_integer(node, "data", kMaxDataParallel)};
 }
 
 DdpOptions parse_ddp(const ConfigNode& node, DType precision) {
@@ -43,7 +51,7 @@ DdpOptions parse_ddp(const ConfigNode& node, DType precision) {
 
 // global = micro * data * accumulation steps, with a whole number of steps.
 void set_batches(const ConfigNode& node, WorkloadSpec& spec) {
-  spec.micro_batch = node.positive_integer("micro_batch");
+  spec.micro_batch = bounded_positive_integer(node, "micro_batch", kMaxMicroBatch);
   const std::int64_t per_pass = spec.micro_batch * spec.parallel.data;
   spec.global_batch = node.has("global_batch") ? node.positive_integer("global_batch") : per_pass;
   if (spec.global_batch % per_pass != 0) {
@@ -53,6 +61,11 @@ void set_batches(const ConfigNode& node, WorkloadSpec& spec) {
               std::to_string(spec.parallel.data) + " = " + std::to_string(per_pass));
   }
   spec.grad_accum = spec.global_batch / per_pass;
+  if (spec.grad_accum > kMaxGradAccum) {
+    node.child("global_batch")
+        .fail("needs " + std::to_string(spec.grad_accum) + " gradient-accumulation steps; at most " +
+              std::to_string(kMaxGradAccum) + " are supported");
+  }
 }
 
 ActivationRecompute parse_recompute(const ConfigNode& node) {

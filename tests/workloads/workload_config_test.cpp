@@ -108,6 +108,10 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
       {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, kv_heads: 1, vocab: 100, seq_len: 32}"),
        "workload.model.kv_heads", "not supported yet"},
       {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100}"), "workload.model", "seq_len"},
+      {with_line("model", "  model: {layers: 2, hidden: 4000000000000, heads: 4, vocab: 100, seq_len: 32}"),
+       "workload.model.hidden", "at most"},
+      {with_line("global_batch", "  global_batch: 3200000"), "workload.global_batch", "gradient-accumulation"},
+      {with_line("micro_batch", "  micro_batch: many"), "workload.micro_batch", "integer"},
   };
   for (const auto& c : cases) {
     INFO(c.text);
