@@ -1,0 +1,34 @@
+#pragma once
+// The shape of a ring (or open chain) collective as point-to-point sends:
+// which rank sends which (step, chunk), in what order, and how big. Pure
+// data, so that the schedule can be checked without running it.
+#include <vector>
+
+#include "models/network/collective_request.hpp"
+#include "models/network/collective_tuning.hpp"
+
+namespace simctl {
+
+struct RingSend {
+  int step = 0;
+  int chunk = 0;
+};
+
+struct RingPlan {
+  std::vector<EndpointId> order;  // ring order: position p sends to position p+1 (mod n)
+  int steps = 0;                  // step indices run 0..steps-1
+  int chunks = 1;                 // chunks per step
+  double chunk_bytes = 0.0;       // payload per send
+  // Per position, its sends in issue order. A send (s, c) with s > 0 needs
+  // the predecessor's send (s-1, c) to have arrived first.
+  std::vector<std::vector<RingSend>> sends;
+
+  std::size_t total_sends() const;
+};
+
+// Ring for all_reduce (2(n-1) steps of bytes/n), all_gather and reduce_scatter
+// (n-1 steps of bytes/n); open chain for broadcast (root first) and reduce
+// (root last). Throws std::invalid_argument for ops the ring cannot express.
+RingPlan plan_ring(const CollectiveRequest& request, const CollectiveTuning& tuning);
+
+}  // namespace simctl
