@@ -16,6 +16,7 @@ class CollectiveRunner {
   CollectiveRunner(Engine& engine, FlowNetwork& network, const Router& router, CollectiveTuning tuning);
 
   // Starts `request` now; `on_done` runs when every rank has its result.
+  // The runner, network and router must outlive the collective.
   // One member, or zero bytes, completes at once (no launch latency: NCCL
   // returns without a kernel). Throws std::invalid_argument for all_to_all.
   void start(const CollectiveRequest& request, std::function<void()> on_done);

@@ -15,8 +15,8 @@ namespace {
 // n GPUs, each with one NVLink4 port (450 GB/s per direction raw) to an
 // NVSwitch: the HGX H100/H200 fabric as the flow network sees it.
 struct NvSwitchNode {
-  explicit NvSwitchNode(int n, CollectiveTuning tuning = CollectiveTuning::load())
-      : spec(LinkKindTable::load().defaults(LinkKind::nvlink4)),
+  explicit NvSwitchNode(int n, LinkKind port = LinkKind::nvlink4, CollectiveTuning tuning = CollectiveTuning::load())
+      : spec(LinkKindTable::load().defaults(port)),
         star(n, spec.latency),
         network(engine, std::vector<Bandwidth>(static_cast<std::size_t>(star.link_count()), spec.effective())),
         runner(engine, network, star, tuning) {
@@ -62,7 +62,7 @@ TEST_CASE("ring collectives on NVSwitch match measured nccl-tests bus bandwidth"
     const int n = static_cast<int>(point.positive_integer("gpus"));
     const double bytes = point.number("bytes");
     const double measured = point.bandwidth("busbw").gb_per_s();
-    NvSwitchNode node(n);
+    NvSwitchNode node(n, *link_kind_from_string(point.string("link")));
     const double simulated = busbw_gbps(op, n, bytes, node.run(op, bytes));
     INFO(id << ": measured " << measured << " GB/s, simulated " << simulated << " GB/s");
     CHECK(simulated == Approx(measured).epsilon(0.10));
