@@ -1,0 +1,22 @@
+#pragma once
+// Turn one catalogue entry (a YAML mapping) into a spec. Every malformed
+// field raises ConfigError located at that field, via ConfigNode.
+#include <string>
+
+#include "models/devices/device_specs.hpp"
+#include "sim/config/config_node.hpp"
+
+namespace simctl {
+
+GpuSpec parse_gpu(const std::string& id, const ConfigNode& entry);
+CpuSpec parse_cpu(const std::string& id, const ConfigNode& entry);
+MemorySpec parse_memory(const std::string& id, const ConfigNode& entry);
+NicSpec parse_nic(const std::string& id, const ConfigNode& entry);
+StorageSpec parse_storage(const std::string& id, const ConfigNode& entry);
+
+// Shared field readers.
+std::string read_source(const ConfigNode& block);                     // required, non-empty
+double read_fraction(const ConfigNode& block, std::string_view key);  // in (0, 1]
+DType read_dtype_key(const ConfigNode& key_node, const std::string& key);
+
+}  // namespace simctl

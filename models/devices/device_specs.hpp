@@ -1,0 +1,120 @@
+#pragma once
+// Specifications of real parts as read from the catalogue YAML. Plain values:
+// the catalogue owns them and hands out const references. Every group of
+// figures keeps the source it was read from (datasheet or measurement id).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/devices/dtype_table.hpp"
+#include "sim/core/dtype.hpp"
+#include "sim/core/units.hpp"
+
+namespace simctl {
+
+// One CTA tile shape the GEMM library can choose, and how close a kernel built
+// on it gets to the best tile when it runs full (smaller tiles re-read operands
+// from shared memory more often per FLOP, so they peak lower).
+struct GemmTile {
+  int m = 0;
+  int n = 0;
+  double relative_efficiency = 1.0;  // fraction of the best tile's efficiency
+};
+
+// Parameters of the shape-dependent GEMM efficiency (see gemm_efficiency.hpp).
+struct GemmEfficiencyParams {
+  DTypeTable<double> max_efficiency;   // fraction of peak(dtype) for a large, aligned GEMM
+  std::vector<GemmTile> tiles;         // candidate tiles; the best is used
+  double k_overhead = 0.0;             // fixed per-tile cost (prologue/epilogue) in K-steps
+  double tail_split_efficiency = 0.0;  // stream-K split of the last wave; 0 = no split
+};
+
+// FlashAttention-style fused attention; shape factors apply when the work
+// gives m = query length, n = key/value length, k = head dim.
+struct AttentionEfficiencyParams {
+  DTypeTable<double> max_efficiency;  // fraction of peak(dtype), fwd+bwd average
+  double head_dim_overhead = 0.0;     // efficiency ∝ head_dim / (head_dim + this)
+  double kv_length_overhead = 0.0;    // efficiency ∝ kv_len / (kv_len + this)
+};
+
+struct GpuComputeParams {
+  int sm_count = 0;                // streaming multiprocessors (CUs on AMD)
+  double memory_efficiency = 1.0;  // sustained / peak memory bandwidth (STREAM-like)
+  double vector_efficiency = 1.0;  // sustained / peak of the non-tensor (CUDA-core) rate
+  GemmEfficiencyParams gemm;
+  AttentionEfficiencyParams attention;
+};
+
+struct GpuSpec {
+  std::string id;    // catalogue key, e.g. "h100-sxm"
+  std::string name;  // display name
+  std::string architecture;
+
+  // Dense peak rates. fp32 is the non-tensor (CUDA-core) rate; the others are
+  // tensor-core rates. Absent where the part has no such unit.
+  DTypeTable<FlopRate> peak_rate;
+  bool supports(DType d) const { return peak_rate.has(d); }
+  // Throws std::invalid_argument naming the part and its formats when absent.
+  FlopRate peak(DType d) const;
+
+  std::string memory_kind;  // "hbm3", "gddr6x"...
+  Bytes memory_capacity = 0;
+  Bandwidth memory_bandwidth;
+
+  std::string host_interface;    // "pcie_gen5_x16", "nvlink_c2c"...
+  std::string scale_up_link;     // "nvlink4", "infinity_fabric", "none"...
+  Bandwidth scale_up_bandwidth;  // per GPU, per direction, all links together
+
+  double tdp_watts = 0.0;
+  TimePs launch_overhead = 0;  // per kernel, added to every op's time
+  GpuComputeParams compute;
+
+  // Source per group of figures: "peak_dense", "memory", "interconnect",
+  // "power", "compute_model".
+  std::map<std::string, std::string> sources;
+};
+
+struct CpuSpec {
+  std::string id;
+  std::string name;
+  int cores = 0;
+  std::string memory_kind;     // a memory catalogue id, e.g. "ddr5-4800"
+  int memory_channels = 0;     // 0 where the vendor does not state channels
+  Bandwidth memory_bandwidth;  // peak, whole socket
+  int pcie_lanes = 0;
+  int pcie_generation = 0;
+  double tdp_watts = 0.0;
+  std::string source;
+};
+
+struct MemorySpec {
+  std::string id;
+  std::string name;
+  std::string kind;                // "ddr4", "ddr5", "lpddr5x", "hbm3"...
+  double transfer_rate_mts = 0.0;  // mega-transfers per second per pin
+  int channel_width_bits = 0;      // one channel (one stack for HBM)
+  Bandwidth channel_bandwidth;     // peak per channel (per stack for HBM)
+  std::string source;
+};
+
+struct NicSpec {
+  std::string id;
+  std::string name;
+  std::string protocol;  // "infiniband", "ethernet", "infiniband_or_ethernet"
+  int ports = 0;
+  Bandwidth port_bandwidth;  // per port, per direction
+  std::string host_interface;
+  std::string source;
+};
+
+struct StorageSpec {
+  std::string id;
+  std::string name;
+  std::string kind;  // "nvme", "hdd", "network_fs"
+  Bandwidth read_bandwidth;
+  Bandwidth write_bandwidth;
+  TimePs read_latency = 0;
+  std::string source;
+};
+
+}  // namespace simctl

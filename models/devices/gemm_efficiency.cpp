@@ -1,0 +1,68 @@
+#include "models/devices/gemm_efficiency.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace simctl {
+namespace {
+
+double max_efficiency_for(const DTypeTable<double>& table, const GpuSpec& gpu, DType dtype, const char* what) {
+  if (const auto& value = table.find(dtype)) return *value;
+  throw std::invalid_argument(gpu.name + " (" + gpu.id + ") has no " + what + " efficiency for " +
+                              std::string(to_string(dtype)) + "; it has " + table.listed());
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Fraction of the SM-time a tiling spends on useful output elements. Full
+// waves keep every SM busy; the last, partial wave either idles the SMs it
+// does not fill (classic wave quantisation) or, with a stream-K style
+// scheduler (tail_split_efficiency > 0), is split along K over all SMs at that
+// efficiency, costing remainder/sm_count/efficiency of a wave, at most one.
+double tile_utilisation(std::int64_t m, std::int64_t n, std::int64_t batch, std::int64_t tile_m, std::int64_t tile_n,
+                        std::int64_t sm_count, double tail_split_efficiency) {
+  const std::int64_t tiles = ceil_div(m, tile_m) * ceil_div(n, tile_n) * batch;
+  const std::int64_t remainder = tiles % sm_count;
+  double waves = static_cast<double>(tiles / sm_count);
+  if (remainder > 0) {
+    const double tail = static_cast<double>(remainder) / static_cast<double>(sm_count);
+    waves += tail_split_efficiency > 0.0 ? std::min(1.0, tail / tail_split_efficiency) : 1.0;
+  }
+  const double useful = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch);
+  const double occupied = waves * static_cast<double>(sm_count) * static_cast<double>(tile_m * tile_n);
+  return useful / occupied;
+}
+
+double saturation(std::int64_t length, double overhead) {
+  return static_cast<double>(length) / (static_cast<double>(length) + overhead);
+}
+
+}  // namespace
+
+double gemm_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
+                       std::int64_t batch) {
+  const GemmEfficiencyParams& params = gpu.compute.gemm;
+  const double max_efficiency = max_efficiency_for(params.max_efficiency, gpu, dtype, "GEMM");
+  if (m <= 0 || n <= 0 || k <= 0) return max_efficiency;
+  batch = std::max<std::int64_t>(batch, 1);
+  double best = 0.0;
+  for (const GemmTile& tile : params.tiles) {
+    const int sms = gpu.compute.sm_count;
+    const double tail = params.tail_split_efficiency;
+    const double utilisation = std::max(tile_utilisation(m, n, batch, tile.m, tile.n, sms, tail),
+                                        tile_utilisation(m, n, batch, tile.n, tile.m, sms, tail));
+    best = std::max(best, tile.relative_efficiency * utilisation);
+  }
+  return max_efficiency * best * saturation(k, params.k_overhead);
+}
+
+double attention_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t kv_len, std::int64_t head_dim) {
+  const AttentionEfficiencyParams& params = gpu.compute.attention;
+  double efficiency = max_efficiency_for(params.max_efficiency, gpu, dtype, "attention");
+  if (kv_len > 0) efficiency *= saturation(kv_len, params.kv_length_overhead);
+  if (head_dim > 0) efficiency *= saturation(head_dim, params.head_dim_overhead);
+  return efficiency;
+}
+
+}  // namespace simctl

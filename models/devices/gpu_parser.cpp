@@ -1,0 +1,124 @@
+#include <string>
+
+#include "models/devices/catalogue_parsers.hpp"
+
+namespace simctl {
+namespace {
+
+DTypeTable<FlopRate> read_peak_rates(const ConfigNode& block) {
+  DTypeTable<FlopRate> rates;
+  for (const auto& [key, node] : block.entries()) {
+    if (key == "source") continue;
+    rates.set(read_dtype_key(node, key), node.as_flop_rate());
+  }
+  if (rates.listed() == "none") block.fail("lists no dtype rates; give at least one of fp32, tf32, bf16, fp16, fp8");
+  return rates;
+}
+
+// Efficiency per dtype, e.g. {bf16: 0.84, fp16: 0.84}.
+DTypeTable<double> read_efficiency_table(const ConfigNode& block) {
+  DTypeTable<double> table;
+  for (const auto& [key, node] : block.entries()) {
+    DType d = read_dtype_key(node, key);
+    double value = node.as_number();
+    if (!(value > 0.0 && value <= 1.0)) node.fail("must be a fraction in (0, 1], got " + std::to_string(value));
+    table.set(d, value);
+  }
+  return table;
+}
+
+GemmTile read_tile(const ConfigNode& node) {
+  node.expect_keys({"m", "n", "relative_efficiency"});
+  return {static_cast<int>(node.positive_integer("m")), static_cast<int>(node.positive_integer("n")),
+          read_fraction(node, "relative_efficiency")};
+}
+
+double read_non_negative(const ConfigNode& block, std::string_view key) {
+  ConfigNode node = block.child(key);
+  double value = node.as_number();
+  if (value < 0.0) node.fail("must not be negative, got " + std::to_string(value));
+  return value;
+}
+
+GemmEfficiencyParams read_gemm(const ConfigNode& block, const DTypeTable<FlopRate>& peaks) {
+  block.expect_keys({"max_efficiency", "tiles", "k_overhead", "tail_split_efficiency"});
+  GemmEfficiencyParams gemm;
+  ConfigNode max_node = block.child("max_efficiency");
+  gemm.max_efficiency = read_efficiency_table(max_node);
+  for (DType d : kAllDTypes) {
+    if (peaks.has(d) && !gemm.max_efficiency.has(d))
+      max_node.fail("has no entry for " + std::string(to_string(d)) + ", which peak_dense lists");
+  }
+  for (const ConfigNode& tile : block.child("tiles").elements()) gemm.tiles.push_back(read_tile(tile));
+  if (gemm.tiles.empty()) block.child("tiles").fail("needs at least one tile");
+  gemm.k_overhead = read_non_negative(block, "k_overhead");
+  if (block.has("tail_split_efficiency")) gemm.tail_split_efficiency = read_fraction(block, "tail_split_efficiency");
+  return gemm;
+}
+
+AttentionEfficiencyParams read_attention(const ConfigNode& block) {
+  block.expect_keys({"max_efficiency", "head_dim_overhead", "kv_length_overhead"});
+  AttentionEfficiencyParams attention;
+  attention.max_efficiency = read_efficiency_table(block.child("max_efficiency"));
+  attention.head_dim_overhead = read_non_negative(block, "head_dim_overhead");
+  attention.kv_length_overhead = read_non_negative(block, "kv_length_overhead");
+  return attention;
+}
+
+void read_compute_model(const ConfigNode& block, GpuSpec& gpu) {
+  block.expect_keys(
+      {"sm_count", "launch_overhead", "memory_efficiency", "vector_efficiency", "gemm", "attention", "source"});
+  gpu.compute.sm_count = static_cast<int>(block.positive_integer("sm_count"));
+  gpu.launch_overhead = block.time("launch_overhead");
+  gpu.compute.memory_efficiency = read_fraction(block, "memory_efficiency");
+  gpu.compute.vector_efficiency = read_fraction(block, "vector_efficiency");
+  gpu.compute.gemm = read_gemm(block.child("gemm"), gpu.peak_rate);
+  gpu.compute.attention = read_attention(block.child("attention"));
+  gpu.sources["compute_model"] = read_source(block);
+}
+
+void read_memory(const ConfigNode& block, GpuSpec& gpu) {
+  block.expect_keys({"kind", "capacity", "bandwidth", "source"});
+  gpu.memory_kind = block.string("kind");
+  gpu.memory_capacity = block.size("capacity");
+  if (gpu.memory_capacity <= 0) block.child("capacity").fail("capacity must be positive");
+  gpu.memory_bandwidth = block.bandwidth("bandwidth");
+  gpu.sources["memory"] = read_source(block);
+}
+
+void read_interconnect(const ConfigNode& block, GpuSpec& gpu) {
+  block.expect_keys({"host_interface", "scale_up_link", "scale_up_bandwidth_per_direction", "source"});
+  gpu.host_interface = block.string("host_interface");
+  gpu.scale_up_link = block.string("scale_up_link");
+  // A part without a GPU-to-GPU fabric has no bandwidth to state.
+  if (gpu.scale_up_link != "none") gpu.scale_up_bandwidth = block.bandwidth("scale_up_bandwidth_per_direction");
+  gpu.sources["interconnect"] = read_source(block);
+}
+
+void read_power(const ConfigNode& block, GpuSpec& gpu) {
+  block.expect_keys({"tdp_watts", "source"});
+  ConfigNode watts = block.child("tdp_watts");
+  gpu.tdp_watts = watts.as_number();
+  if (gpu.tdp_watts <= 0) watts.fail("must be positive");
+  gpu.sources["power"] = read_source(block);
+}
+
+}  // namespace
+
+GpuSpec parse_gpu(const std::string& id, const ConfigNode& entry) {
+  entry.expect_keys({"name", "architecture", "peak_dense", "memory", "interconnect", "power", "compute_model"});
+  GpuSpec gpu;
+  gpu.id = id;
+  gpu.name = entry.string("name");
+  gpu.architecture = entry.string("architecture");
+  ConfigNode peak = entry.child("peak_dense");
+  gpu.peak_rate = read_peak_rates(peak);
+  gpu.sources["peak_dense"] = read_source(peak);
+  read_memory(entry.child("memory"), gpu);
+  read_interconnect(entry.child("interconnect"), gpu);
+  read_power(entry.child("power"), gpu);
+  read_compute_model(entry.child("compute_model"), gpu);
+  return gpu;
+}
+
+}  // namespace simctl

@@ -1,0 +1,129 @@
+// Malformed catalogue input is refused with a ConfigError naming the field.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "models/devices/device_catalogue.hpp"
+
+using namespace simctl;
+
+namespace {
+
+// A complete, valid GPU entry; tests break one field of it at a time.
+const std::string kGoodGpu = R"(gpus:
+  test-gpu:
+    name: Test GPU
+    architecture: test
+    peak_dense: {fp32: 10 TFLOP/s, bf16: 100 TFLOP/s, source: test datasheet}
+    memory: {kind: hbm3, capacity: 16 GiB, bandwidth: 1 TB/s, source: test datasheet}
+    interconnect: {host_interface: pcie_gen4_x16, scale_up_link: none, source: test datasheet}
+    power: {tdp_watts: 300, source: test datasheet}
+    compute_model:
+      sm_count: 10
+      launch_overhead: 2 us
+      memory_efficiency: 0.9
+      vector_efficiency: 0.8
+      gemm:
+        max_efficiency: {fp32: 0.9, bf16: 0.8}
+        k_overhead: 128
+        tiles: [{m: 128, n: 128, relative_efficiency: 1.0}]
+      attention: {max_efficiency: {bf16: 0.5}, head_dim_overhead: 20, kv_length_overhead: 100}
+      source: test fit
+)";
+
+std::string replaced(const std::string& from, const std::string& to) {
+  std::string text = kGoodGpu;
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    DeviceCatalogue::from_yaml(yaml, "bad.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("the valid test entry loads", "[devices][errors]") {
+  auto catalogue = DeviceCatalogue::from_yaml(kGoodGpu, "good.yaml");
+  CHECK(catalogue.gpu("test-gpu").peak(DType::bf16).tflop_per_s() == Approx(100));
+  CHECK(catalogue.gpu("test-gpu").scale_up_bandwidth.bytes_per_s == 0);
+}
+
+TEST_CASE("an unknown dtype key names the field and the valid dtypes", "[devices][errors]") {
+  std::string msg = error_of(replaced("bf16: 100 TFLOP/s", "bf17: 100 TFLOP/s"));
+  CHECK_THAT(msg, Catch::Contains("bad.yaml:5:"));
+  CHECK_THAT(msg, Catch::Contains("gpus.test-gpu.peak_dense.bf17"));
+  CHECK_THAT(msg, Catch::Contains("fp8"));
+}
+
+TEST_CASE("zero or negative bandwidth is refused at its field", "[devices][errors]") {
+  CHECK_THAT(error_of(replaced("bandwidth: 1 TB/s", "bandwidth: 0 TB/s")),
+             Catch::Contains("gpus.test-gpu.memory.bandwidth") && Catch::Contains("positive"));
+  CHECK_THAT(error_of(replaced("bandwidth: 1 TB/s", "bandwidth: -1 TB/s")),
+             Catch::Contains("gpus.test-gpu.memory.bandwidth"));
+}
+
+TEST_CASE("a missing source is refused naming the block", "[devices][errors]") {
+  CHECK_THAT(error_of(replaced(", source: test datasheet}\n    memory", "}\n    memory")),
+             Catch::Contains("gpus.test-gpu.peak_dense") && Catch::Contains("'source'"));
+  CHECK_THAT(
+      error_of(replaced("power: {tdp_watts: 300, source: test datasheet}", "power: {tdp_watts: 300, source: ' '}")),
+      Catch::Contains("gpus.test-gpu.power.source"));
+}
+
+TEST_CASE("efficiencies outside (0, 1] and missing GEMM dtypes are refused", "[devices][errors]") {
+  CHECK_THAT(error_of(replaced("memory_efficiency: 0.9", "memory_efficiency: 1.2")),
+             Catch::Contains("compute_model.memory_efficiency") && Catch::Contains("fraction"));
+  CHECK_THAT(error_of(replaced("max_efficiency: {fp32: 0.9, bf16: 0.8}", "max_efficiency: {fp32: 0.9}")),
+             Catch::Contains("compute_model.gemm.max_efficiency") && Catch::Contains("bf16"));
+}
+
+TEST_CASE("unknown fields, sections and duplicate ids are refused", "[devices][errors]") {
+  CHECK_THAT(error_of(replaced("name: Test GPU", "name: Test GPU\n    nmae: typo")),
+             Catch::Contains("gpus.test-gpu.nmae") && Catch::Contains("valid fields"));
+  CHECK_THAT(error_of("tpus: {}\n"), Catch::Contains("tpus"));
+  const std::string nic =
+      "nics:\n  Bad_Id: {name: x, protocol: ethernet, ports: 1, port_bandwidth: 1 Gb/s, "
+      "host_interface: pcie, source: s}\n";
+  CHECK_THAT(error_of(nic), Catch::Contains("lower-case"));
+}
+
+TEST_CASE("host-part entries validate their fields", "[devices][errors]") {
+  const std::string storage =
+      "storage:\n  disk: {name: d, kind: floppy, read_bandwidth: 1 MB/s, "
+      "write_bandwidth: 1 MB/s, read_latency: 1 ms, source: s}\n";
+  CHECK_THAT(error_of(storage), Catch::Contains("storage.disk.kind") && Catch::Contains("nvme"));
+  const std::string nic =
+      "nics:\n  n: {name: x, protocol: ethernet, ports: 1, port_bandwidth: -1 Gb/s, "
+      "host_interface: pcie, source: s}\n";
+  CHECK_THAT(error_of(nic), Catch::Contains("nics.n.port_bandwidth"));
+}
+
+TEST_CASE("ids must be unique across files of one directory", "[devices][errors]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("simctl_devices_dup_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.yaml") << kGoodGpu;
+  std::ofstream(dir / "b.yaml") << kGoodGpu;
+  std::string msg;
+  try {
+    DeviceCatalogue::load(dir.string());
+  } catch (const ConfigError& e) {
+    msg = e.what();
+  }
+  fs::remove_all(dir);
+  CHECK_THAT(msg, Catch::Contains("b.yaml") && Catch::Contains("duplicate id 'test-gpu'"));
+}
+
+TEST_CASE("a missing catalogue directory is a ConfigError", "[devices][errors]") {
+  CHECK_THROWS_AS(DeviceCatalogue::load("/nonexistent/simctl/catalogue"), ConfigError);
+}
