@@ -1,0 +1,106 @@
+#include "sim/topology/system.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace simctl {
+
+EndpointId System::add_part(Part part) {
+  if (by_name_.contains(part.name)) throw std::invalid_argument("part name '" + part.name + "' is used twice");
+  routes_ = RouteCache{};  // routes computed before this part may now be wrong or short
+  const auto id = static_cast<EndpointId>(boost::add_vertex(part, graph_));
+  by_name_.emplace(part.name, id);
+  if (part.kind == PartKind::gpu) gpus_.push_back(id);
+  num_nodes_ = std::max(num_nodes_, part.node + 1);
+  return id;
+}
+
+void System::check_endpoint(EndpointId id) const {
+  if (id >= num_parts()) {
+    throw std::out_of_range("part id " + std::to_string(id) + " is out of range; the system has " +
+                            std::to_string(num_parts()) + " parts");
+  }
+}
+
+std::uint32_t System::add_cable(EndpointId a, EndpointId b, const LinkSpec& spec) {
+  check_endpoint(a);
+  check_endpoint(b);
+  if (a == b) throw std::invalid_argument("a cable cannot join '" + part(a).name + "' to itself");
+  if (boost::edge(a, b, graph_).second) {
+    throw std::invalid_argument("a cable already joins '" + part(a).name + "' and '" + part(b).name +
+                                "'; declare one cable with their combined bandwidth instead");
+  }
+  routes_ = RouteCache{};  // a new cable may shorten or create routes
+  Cable cable{static_cast<std::uint32_t>(cables_.size()), a, b, spec};
+  boost::add_edge(a, b, cable, graph_);
+  cables_.push_back(cable);
+  return cable.index;
+}
+
+const Part& System::part(EndpointId id) const {
+  check_endpoint(id);
+  return graph_[id];
+}
+
+std::optional<EndpointId> System::find(std::string_view name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<EndpointId> System::parts_of_kind(PartKind kind) const {
+  std::vector<EndpointId> out;
+  for (EndpointId v = 0; v < num_parts(); ++v) {
+    if (graph_[v].kind == kind) out.push_back(v);
+  }
+  return out;
+}
+
+EndpointId System::link_source(LinkId link) const {
+  const Cable& c = cable(link / 2);
+  return link % 2 == 0 ? c.a : c.b;
+}
+
+EndpointId System::link_target(LinkId link) const {
+  const Cable& c = cable(link / 2);
+  return link % 2 == 0 ? c.b : c.a;
+}
+
+std::string System::link_name(LinkId link) const {
+  return part(link_source(link)).name + " -> " + part(link_target(link)).name;
+}
+
+std::vector<Bandwidth> System::link_capacities() const {
+  std::vector<Bandwidth> out;
+  out.reserve(num_links());
+  for (const Cable& c : cables_) {
+    out.push_back(c.spec.effective());  // a -> b
+    out.push_back(c.spec.effective());  // b -> a: full duplex, same rate
+  }
+  return out;
+}
+
+const Path& System::route(EndpointId from, EndpointId to) const {
+  check_endpoint(from);
+  check_endpoint(to);
+  return routes_.route(graph_, from, to);
+}
+
+bool System::reachable(EndpointId from, EndpointId to) const {
+  check_endpoint(from);
+  check_endpoint(to);
+  return routes_.reachable(graph_, from, to);
+}
+
+std::optional<EndpointId> System::nearest(EndpointId from, PartKind kind) const {
+  check_endpoint(from);
+  const RouteTree& tree = routes_.tree(graph_, from);
+  std::optional<EndpointId> best;
+  for (EndpointId v = 0; v < num_parts(); ++v) {
+    if (v == from || graph_[v].kind != kind || tree.hops[v] == RouteTree::kUnreachable) continue;
+    if (!best || tree.hops[v] < tree.hops[*best]) best = v;
+  }
+  return best;
+}
+
+}  // namespace simctl

@@ -1,0 +1,77 @@
+#pragma once
+// A whole machine or cluster as a graph of parts joined by full-duplex
+// cables, and the router over it. Built by load_system (system_config.hpp) or
+// by hand in tests; read by the executor, the flow network and reports.
+//
+// Ids: a part's EndpointId is its vertex index, in declaration order; GPUs
+// are numbered into global ranks in that same order (node-major). Cable c is
+// two directed links: 2c from its first-named end to the other, 2c+1 back.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/network/link_kinds.hpp"
+#include "models/network/path.hpp"
+#include "sim/topology/routing.hpp"
+#include "sim/topology/system_graph.hpp"
+
+namespace simctl {
+
+class System final : public Router {
+ public:
+  System() = default;
+  explicit System(std::string name) : name_(std::move(name)) {}
+
+  // Building. Throw std::invalid_argument on a duplicate part name, an
+  // unknown endpoint, a cable from a part to itself, or a second cable
+  // between the same two parts (give the one cable the combined bandwidth).
+  EndpointId add_part(Part part);
+  std::uint32_t add_cable(EndpointId a, EndpointId b, const LinkSpec& spec);
+
+  const std::string& name() const { return name_; }
+  const SystemGraph& graph() const { return graph_; }
+
+  std::size_t num_parts() const { return boost::num_vertices(graph_); }
+  const Part& part(EndpointId id) const;
+  std::optional<EndpointId> find(std::string_view name) const;
+  // GPUs in global rank order.
+  const std::vector<EndpointId>& gpus() const { return gpus_; }
+  std::vector<EndpointId> parts_of_kind(PartKind kind) const;
+  // Number of nodes (1 + the highest node index of any part; 0 if none).
+  int num_nodes() const { return num_nodes_; }
+
+  std::size_t num_cables() const { return cables_.size(); }
+  std::size_t num_links() const { return 2 * cables_.size(); }
+  const Cable& cable(std::uint32_t index) const { return cables_.at(index); }
+  const LinkSpec& link_spec(LinkId link) const { return cable(link / 2).spec; }
+  EndpointId link_source(LinkId link) const;
+  EndpointId link_target(LinkId link) const;
+  std::string link_name(LinkId link) const;  // "node0.gpu3 -> node0.nvswitch"
+  // Effective rate (raw bandwidth x protocol efficiency) of every directed
+  // link, indexed by LinkId: what the flow network shares among flows.
+  std::vector<Bandwidth> link_capacities() const;
+
+  // Shortest route by hop count (see routing.hpp); cached, so the reference
+  // stays valid for the System's lifetime. from == to gives an empty path.
+  // Throws std::invalid_argument when no route exists.
+  const Path& route(EndpointId from, EndpointId to) const override;
+  bool reachable(EndpointId from, EndpointId to) const;
+  // The part of `kind` fewest hops from `from` (ties: lowest id); none when
+  // no such part is reachable. E.g. a GPU's host memory or its NIC.
+  std::optional<EndpointId> nearest(EndpointId from, PartKind kind) const;
+
+ private:
+  void check_endpoint(EndpointId id) const;
+
+  std::string name_;
+  SystemGraph graph_;
+  std::vector<Cable> cables_;  // by cable index; mirrors the edge bundles
+  std::map<std::string, EndpointId, std::less<>> by_name_;
+  std::vector<EndpointId> gpus_;
+  int num_nodes_ = 0;
+  mutable RouteCache routes_;  // filled lazily; deterministic, so logically const
+};
+
+}  // namespace simctl
