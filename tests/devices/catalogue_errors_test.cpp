@@ -80,14 +80,14 @@ TEST_CASE("a missing source is refused naming the block", "[devices][errors]") {
       Catch::Contains("gpus.test-gpu.power.source"));
 }
 
-TEST_CASE("efficiencies outside (0, 1] and missing GEMM dtypes are refused", "[devices][errors]") {
+TEST_CASE("efficiencies outside the unit interval and missing GEMM dtypes are refused", "[devices][errors]") {
   CHECK_THAT(error_of(replaced("memory_efficiency: 0.9", "memory_efficiency: 1.2")),
              Catch::Contains("compute_model.memory_efficiency") && Catch::Contains("fraction"));
   CHECK_THAT(error_of(replaced("max_efficiency: {fp32: 0.9, bf16: 0.8}", "max_efficiency: {fp32: 0.9}")),
              Catch::Contains("compute_model.gemm.max_efficiency") && Catch::Contains("bf16"));
 }
 
-TEST_CASE("unknown fields, sections and duplicate ids are refused", "[devices][errors]") {
+TEST_CASE("unknown fields and sections and duplicate ids are refused", "[devices][errors]") {
   CHECK_THAT(error_of(replaced("name: Test GPU", "name: Test GPU\n    nmae: typo")),
              Catch::Contains("gpus.test-gpu.nmae") && Catch::Contains("valid fields"));
   CHECK_THAT(error_of("tpus: {}\n"), Catch::Contains("tpus"));

@@ -46,7 +46,7 @@ TEST_CASE("every GPU has a source for each group of figures and sane values", "[
   }
 }
 
-TEST_CASE("every CPU, memory, NIC and storage entry has a source and positive rates", "[devices][catalogue]") {
+TEST_CASE("every CPU and memory and NIC and storage entry has a source and positive rates", "[devices][catalogue]") {
   for (const auto& id : catalogue().cpu_ids()) {
     const CpuSpec& cpu = catalogue().cpu(id);
     CHECK_FALSE(cpu.source.empty());
@@ -103,7 +103,7 @@ TEST_CASE("unsupported dtypes are refused with the part's formats", "[devices][c
   CHECK_FALSE(catalogue().gpu("v100-sxm2-32gb").supports(DType::bf16));
 }
 
-TEST_CASE("lookups: find returns null, get throws listing valid ids", "[devices][catalogue]") {
+TEST_CASE("lookups: find returns null and get throws listing valid ids", "[devices][catalogue]") {
   CHECK(catalogue().find_gpu("h100") == nullptr);
   CHECK_THROWS_AS(catalogue().gpu("h100"), std::out_of_range);
   CHECK_THROWS_WITH(catalogue().gpu("h100"), Catch::Contains("h100-sxm") && Catch::Contains("a100-sxm-80gb"));
@@ -111,7 +111,7 @@ TEST_CASE("lookups: find returns null, get throws listing valid ids", "[devices]
   CHECK_THROWS_AS(catalogue().storage("tape"), std::out_of_range);
 }
 
-TEST_CASE("ids are listed sorted, whatever the file order", "[devices][catalogue]") {
+TEST_CASE("ids are listed sorted whatever the file order", "[devices][catalogue]") {
   auto ids = catalogue().gpu_ids();
   CHECK(std::is_sorted(ids.begin(), ids.end()));
 }

@@ -105,7 +105,7 @@ TEST_CASE("wave quantisation: one tile more than fills the GPU costs a partial w
   CHECK(spill < 0.75 * full);
 }
 
-TEST_CASE("a decode-like GEMM (m = 1) is memory-bound on every GPU", "[devices][compute]") {
+TEST_CASE("a decode-like GEMM m = 1 is memory-bound on every GPU", "[devices][compute]") {
   for (const auto& id : catalogue().gpu_ids()) {
     const GpuSpec& gpu = catalogue().gpu(id);
     DType dtype = gpu.supports(DType::bf16) ? DType::bf16 : DType::fp16;
