@@ -1,1 +1,203 @@
+// Every kind of bad system input has a fixture under bad_configs/. Each test
+// checks the message names the file, the line and column of the offending
+// text (found by searching the fixture, not copied from the output), the
+// field, and what would be valid.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
+#include "tests/topology/topology_test_support.hpp"
+
+using namespace simctl;
+
+namespace {
+
+const std::string kDir = "tests/topology/bad_configs/";
+
+struct BadInput {
+  const char* file;
+  int line;
+  const char* token;  // the error must point at the first occurrence of this on `line`
+  const char* field;
+  std::vector<const char*> says;  // what is wrong and what would be valid
+};
+
+std::string line_of(const std::string& path, int line) {
+  std::ifstream in(path);
+  std::string text;
+  for (int i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  return text;
+}
+
+std::string position(const BadInput& bad) {
+  const std::string path = kDir + bad.file;
+  const auto column = line_of(path, bad.line).find(bad.token);
+  REQUIRE(column != std::string::npos);
+  return path + ":" + std::to_string(bad.line) + ":" + std::to_string(column + 1) + ": error";
+}
+
+void check_bad_input(const BadInput& bad) {
+  INFO(bad.file);
+  const std::string msg = test::config_error_of([&] { test::system_from_file(kDir + bad.file); });
+  REQUIRE_FALSE(msg.empty());
+  CHECK_THAT(msg, Catch::StartsWith(position(bad)));
+  CHECK_THAT(msg, Catch::Contains(std::string("field '") + bad.field + "'"));
+  for (const char* s : bad.says) CHECK_THAT(msg, Catch::Contains(s));
+}
+
+const std::string kLinks = "system.node_templates.box.links";
+const std::string kParts = "system.node_templates.box.parts";
+
+}  // namespace
+
+TEST_CASE("an unknown field names the valid fields", "[topology][bad_config]") {
+  check_bad_input({"unknown_field.yaml",
+                   11,
+                   "bandwith",
+                   "system.node_templates.box.links[1].bandwith",
+                   {"unknown field", "between, kind, bandwidth, latency or pairing"}});
+}
+
+TEST_CASE("an unknown part kind lists the part kinds", "[topology][bad_config]") {
+  check_bad_input(
+      {"unknown_part_kind.yaml",
+       7,
+       "tpu",
+       "system.node_templates.box.parts.gpu.kind",
+       {"unknown part kind 'tpu'", "cpu_socket, dram, gpu, nic, pcie_switch, nvswitch, network_switch or storage"}});
+}
+
+TEST_CASE("an unknown device model lists the catalogue's models of that kind", "[topology][bad_config]") {
+  std::vector<const char*> says{"unknown gpu model 'h100-sxm5'", "the catalogue's gpu models are"};
+  std::vector<std::string> ids = test::catalogue().gpu_ids();
+  for (const std::string& id : ids) says.push_back(id.c_str());
+  check_bad_input({"unknown_device_model.yaml", 7, "h100-sxm5", "system.node_templates.box.parts.gpu.model", says});
+}
+
+TEST_CASE("an unknown link kind lists the link kinds", "[topology][bad_config]") {
+  check_bad_input({"unknown_link_kind.yaml",
+                   10,
+                   "nvlink9",
+                   "system.node_templates.box.links[0].kind",
+                   {"unknown link kind 'nvlink9'", "pcie_gen5_x16", "nvlink4", "infiniband_ndr", "or memory_bus"}});
+}
+
+TEST_CASE("a link to a missing part lists the template's parts", "[topology][bad_config]") {
+  check_bad_input({"missing_part.yaml",
+                   10,
+                   "nvswtich",
+                   "system.node_templates.box.links[0].between[1]",
+                   {"no part 'nvswtich' in template 'box'", "its parts are cpu, gpu or nvswitch"}});
+  check_bad_input({"part_out_of_range.yaml",
+                   11,
+                   "\"gpu[2]\"",
+                   "system.node_templates.box.links[1].between[0]",
+                   {"'gpu[2]' is out of range", "template 'box' has gpu[0..1]"}});
+}
+
+TEST_CASE("bandwidths need a unit and a positive value", "[topology][bad_config]") {
+  check_bad_input({"bad_bandwidth_unit.yaml",
+                   10,
+                   "450 GBps",
+                   "system.node_templates.box.links[0].bandwidth",
+                   {"'450 GBps' is not a bandwidth", "Gb/s", "GB/s"}});
+  check_bad_input(
+      {"negative_bandwidth.yaml", 10, "-450", "system.node_templates.box.links[0].bandwidth", {"must be positive"}});
+}
+
+TEST_CASE("a count must be positive", "[topology][bad_config]") {
+  check_bad_input(
+      {"zero_count.yaml", 7, "0}", "system.node_templates.box.parts.gpu.count", {"must be a positive integer, got 0"}});
+}
+
+TEST_CASE("a disconnected GPU is named", "[topology][bad_config]") {
+  check_bad_input({"disconnected_gpu.yaml",
+                   7,
+                   "{kind: gpu",
+                   "system.node_templates.box.parts.gpu",
+                   {"GPU 'node0.gpu2' has no path to any other GPU"}});
+  check_bad_input({"gpu_without_cpu.yaml",
+                   7,
+                   "{kind: gpu",
+                   "system.node_templates.box.parts.gpu",
+                   {"GPU 'node0.gpu0' has no path to any CPU socket"}});
+  check_bad_input({"split_system.yaml",
+                   7,
+                   "{kind: gpu",
+                   "system.node_templates.box.parts.gpu",
+                   {"GPU 'node1.gpu0' has no path to GPU 'node0.gpu0'", "system-level links"}});
+}
+
+TEST_CASE("duplicate part names are refused", "[topology][bad_config]") {
+  check_bad_input({"duplicate_part_name.yaml",
+                   9,
+                   "{kind: gpu",
+                   "system.node_templates.box.parts.gpu1",
+                   {"part name 'node0.gpu1' is used twice", "rename one of the groups"}});
+  check_bad_input({"duplicate_group.yaml",
+                   9,
+                   "{kind: gpu",
+                   "system.node_templates.box.parts.gpu",
+                   {"part group 'gpu' is declared twice"}});
+}
+
+TEST_CASE("links that cannot be built say why", "[topology][bad_config]") {
+  check_bad_input({"parallel_cable.yaml",
+                   11,
+                   "{between",
+                   "system.node_templates.box.links[1]",
+                   {"a cable already joins 'node0.nvswitch' and 'node0.gpu1'", "combined bandwidth"}});
+  check_bad_input({"bad_pairing.yaml",
+                   10,
+                   "{between",
+                   "system.node_templates.box.links[0]",
+                   {"3 parts with 2", "one_to_one, round_robin or all_to_all"}});
+}
+
+TEST_CASE("an unknown template lists the templates", "[topology][bad_config]") {
+  check_bad_input({"unknown_template.yaml",
+                   13,
+                   "dgx",
+                   "system.nodes[0].template",
+                   {"unknown node template 'dgx'", "templates under node_templates are box"}});
+}
+
+TEST_CASE("a YAML syntax error carries its file and line", "[topology][bad_config]") {
+  // Unquoted brackets in a flow list: '[gpu[*], ...]' must be written '["gpu[*]", ...]'.
+  const std::string msg = test::config_error_of([] { test::system_from_file(kDir + "syntax_error.yaml"); });
+  CHECK_THAT(msg, Catch::StartsWith(kDir + "syntax_error.yaml:10:"));
+  CHECK_THAT(msg, Catch::Contains("YAML syntax error"));
+}
+
+TEST_CASE("bad system-level selectors name the nodes and parts", "[topology][bad_config]") {
+  const std::string base = R"(system:
+  name: x
+  node_templates:
+    box:
+      parts:
+        cpu: {kind: cpu_socket, model: xeon-platinum-8480plus}
+        gpu: {kind: gpu, model: h100-sxm}
+        nic: {kind: nic, model: connectx-7-ndr}
+      links:
+        - {between: [gpu, cpu], kind: pcie_gen5_x16}
+        - {between: [nic, cpu], kind: pcie_gen5_x16}
+  nodes: [{template: box, count: 2}]
+  parts:
+    leaf: {kind: network_switch}
+  links:
+)";
+  auto error_for = [&](const std::string& link) {
+    return test::config_error_of([&] { test::system_from_text(base + "    - " + link + "\n", "s.yaml"); });
+  };
+  CHECK(error_for(R"({between: ["node[*].nic", leaf], kind: infiniband_ndr})").empty());
+  CHECK_THAT(error_for(R"({between: ["node[0..2].nic", leaf], kind: infiniband_ndr})"),
+             Catch::Contains("names nodes past the last; the system has node[0..1]"));
+  CHECK_THAT(error_for(R"({between: ["node[*].nics", leaf], kind: infiniband_ndr})"),
+             Catch::Contains("node 0 (template 'box') has no part 'nics'; its parts are cpu, gpu or nic"));
+  CHECK_THAT(error_for(R"({between: ["node[*].nic", spine], kind: infiniband_ndr})"),
+             Catch::Contains("no part 'spine' at the system level; its parts are leaf"));
+  CHECK_THAT(error_for(R"({between: ["node[*].nic", "leaf["], kind: infiniband_ndr})"),
+             Catch::StartsWith("s.yaml:16:33: error: field 'system.links[0].between[1]'"));
+}
