@@ -33,6 +33,24 @@ RouteTree build_route_tree(const SystemGraph& graph, EndpointId source);
 // copyable and movable. Not thread-safe: callers share one per thread.
 class RouteCache {
  public:
+  // Route trees hold edge descriptors, which point into one graph's storage;
+  // a copied or moved System has new storage, so its cache starts empty.
+  RouteCache() = default;
+  RouteCache(const RouteCache&) {}
+  RouteCache(RouteCache&&) noexcept {}
+  RouteCache& operator=(const RouteCache&) {
+    clear();
+    return *this;
+  }
+  RouteCache& operator=(RouteCache&&) noexcept {
+    clear();
+    return *this;
+  }
+  void clear() {
+    trees_.clear();
+    paths_.clear();
+  }
+
   // Throws std::invalid_argument naming both parts when no route exists.
   const Path& route(const SystemGraph& graph, EndpointId from, EndpointId to);
   const RouteTree& tree(const SystemGraph& graph, EndpointId source);

@@ -74,3 +74,18 @@ TEST_CASE("DGX H100 host memory is the GPU's own socket's", "[topology][dgx_h100
   CHECK(s.link_spec(h2d.links[0]).kind == LinkKind::memory_bus);
   CHECK(s.route(id("node0.nvme0"), id("node0.dram0")).links.size() == 2);
 }
+
+TEST_CASE("routes stay valid after a System is copied or moved", "[topology][routing]") {
+  // Routes are cached while loading (connectivity checks); the copy must not
+  // reuse descriptors that point into the original graph's storage.
+  System original = test::system_from_file("configs/systems/dgx_h100.yaml");
+  const EndpointId a = original.gpus()[0], b = original.gpus()[5];
+  const Path expected = original.route(a, b);
+  System copied = original;
+  System moved = std::move(original);
+  for (const System* s : {&copied, &moved}) {
+    const Path& p = s->route(a, b);
+    CHECK(p.links == expected.links);
+    for (LinkId l : p.links) CHECK(l < s->num_links());
+  }
+}
