@@ -134,7 +134,7 @@ TEST_CASE("a referenced file that does not exist", "[cli][bad-input]") {
 TEST_CASE("usage errors exit 2 with a hint", "[cli]") {
   auto no_config = run_simctl("run");
   CHECK(no_config.exit_code == 2);
-  CHECK_THAT(no_config.err, Catch::Contains("needs a CONFIG"));
+  CHECK_THAT(no_config.err, Catch::Contains("expected: simctl run CONFIG"));
   auto unknown = run_simctl("fly configs/dgx_h100_x8.yaml");
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err, Catch::Contains("unknown command 'fly'"));
