@@ -35,10 +35,37 @@ constexpr std::string_view to_string(OpPhase p) {
   return "?";
 }
 
+// Which parallel dimension a communication serves; the report splits
+// exposed communication by it.
+enum class CommDimension : std::uint8_t { data, tensor, pipeline, expert, other };
+
+constexpr std::string_view to_string(CommDimension d) {
+  switch (d) {
+    case CommDimension::data: return "data";
+    case CommDimension::tensor: return "tensor";
+    case CommDimension::pipeline: return "pipeline";
+    case CommDimension::expert: return "expert";
+    case CommDimension::other: return "other";
+  }
+  return "?";
+}
+
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;
   std::uint32_t group = 0;  // index into Trace::groups
   double bytes = 0.0;       // per-rank buffer size, as nccl-tests counts it
+  CommDimension dimension = CommDimension::data;
+};
+
+// One side of a point-to-point transfer (pipeline activations, say). The
+// k-th send from rank A to rank B pairs with the k-th receive on B from A;
+// both ops finish when the bytes have arrived, as NCCL send/recv do.
+struct PeerTransfer {
+  enum class Side : std::uint8_t { send, receive };
+  Side side = Side::send;
+  std::uint32_t peer = 0;  // the other rank
+  double bytes = 0.0;
+  CommDimension dimension = CommDimension::pipeline;
 };
 
 enum class CopyDirection : std::uint8_t { host_to_device, device_to_host, storage_to_host };
@@ -53,7 +80,7 @@ struct Op {
   OpPhase phase = OpPhase::other;
   Stream stream = Stream::compute;
   std::vector<OpIndex> deps;  // earlier ops of the same rank
-  std::variant<ComputeWork, CollectiveCall, CopyCall> work;
+  std::variant<ComputeWork, CollectiveCall, CopyCall, PeerTransfer> work;
 };
 
 struct RankTrace {

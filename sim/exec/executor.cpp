@@ -92,8 +92,10 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
     start_compute(rank, op, *work);
   } else if (const auto* call = std::get_if<CollectiveCall>(&spec.work)) {
     arrive_at_collective(rank, op, *call);
+  } else if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
+    start_copy(rank, op, *copy);
   } else {
-    start_copy(rank, op, std::get<CopyCall>(spec.work));
+    arrive_at_peer_transfer(rank, op, std::get<PeerTransfer>(spec.work));
   }
 }
 
@@ -133,6 +135,35 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
 void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) {
   const auto [from, to] = copy_endpoints(system_, ranks_[rank].endpoint, copy.direction);
   network_->start(system_.route(from, to), copy.bytes, [this, rank, op] { finish_op(rank, op); });
+}
+
+void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer) {
+  if (transfer.peer >= ranks_.size() || transfer.peer == rank) {
+    throw std::runtime_error("rank " + std::to_string(rank) + " op '" + trace_.ranks[rank].ops[op].name +
+                             "' names an invalid peer rank " + std::to_string(transfer.peer));
+  }
+  const bool sending = transfer.side == PeerTransfer::Side::send;
+  const std::uint32_t sender = sending ? rank : transfer.peer;
+  const std::uint32_t receiver = sending ? transfer.peer : rank;
+  PendingPeer& pending = pending_peers_[{sender, receiver}];
+  (sending ? pending.sends : pending.receives).push_back(op);
+  if (pending.sends.empty() || pending.receives.empty()) return;
+  const OpIndex send_op = pending.sends.front();
+  const OpIndex receive_op = pending.receives.front();
+  pending.sends.pop_front();
+  pending.receives.pop_front();
+  launch_peer_transfer(sender, receiver, send_op, receive_op);
+}
+
+// The sender's byte count is the transfer's size: a receive posts a buffer,
+// the send decides what fills it.
+void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op) {
+  const auto& send = std::get<PeerTransfer>(trace_.ranks[sender].ops[send_op].work);
+  const Path& path = system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint);
+  network_->start(path, send.bytes, [this, sender, receiver, send_op, receive_op] {
+    finish_op(sender, send_op);
+    finish_op(receiver, receive_op);
+  });
 }
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {

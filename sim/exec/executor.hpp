@@ -4,6 +4,7 @@
 // flows on routed paths, copies as flows over PCIe/C2C. Produces the timing
 // of every op; judging what the timings mean is the report's job.
 #include <array>
+#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -44,6 +45,12 @@ class Executor {
   struct PendingCollective {
     std::vector<std::pair<std::uint32_t, OpIndex>> arrived;  // (rank, op)
   };
+  // Sends and receives between one ordered pair of ranks, waiting for their
+  // partner; they pair up in arrival order.
+  struct PendingPeer {
+    std::deque<OpIndex> sends;     // on the sending rank
+    std::deque<OpIndex> receives;  // on the receiving rank
+  };
 
   void prepare_rank(std::uint32_t rank);
   void try_start_stream(std::uint32_t rank, std::size_t stream);
@@ -52,6 +59,8 @@ class Executor {
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
   void launch_collective(std::uint32_t group, std::uint32_t instance);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
+  void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
+  void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
   void finish_op(std::uint32_t rank, OpIndex op);
 
   const System& system_;
@@ -64,6 +73,7 @@ class Executor {
   std::unique_ptr<CollectiveRunner> collectives_;
   std::vector<RankState> ranks_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, PendingCollective> pending_collectives_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, PendingPeer> pending_peers_;  // by (sender, receiver)
   ExecutionResult result_;
 };
 

@@ -1,0 +1,150 @@
+#include "sim/exec/executor.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "models/devices/device_catalogue.hpp"
+#include "models/network/link_kinds.hpp"
+
+using namespace simctl;
+
+namespace {
+
+struct Fixture {
+  DeviceCatalogue catalogue = DeviceCatalogue::load();
+  LinkKindTable links = LinkKindTable::load();
+  System system{"two H100 on an NVSwitch"};
+  CollectiveTuning tuning = CollectiveTuning::load();
+
+  explicit Fixture(int gpus = 2) {
+    const EndpointId cpu = system.add_part(Part{PartKind::cpu_socket, "cpu", "xeon-platinum-8480plus", 0, "cpu", 0, 0});
+    const EndpointId dram = system.add_part(Part{PartKind::dram, "dram", "ddr5-4800", 0, "dram", 0, 0});
+    const EndpointId nvswitch = system.add_part(Part{PartKind::nvswitch, "nvswitch", "", 0, "nvswitch", 0, 0});
+    system.add_cable(cpu, dram, links.defaults(LinkKind::memory_bus));
+    for (int g = 0; g < gpus; ++g) {
+      const EndpointId gpu =
+          system.add_part(Part{PartKind::gpu, "gpu" + std::to_string(g), "h100-sxm", 0, "gpu", g, 0});
+      system.add_cable(gpu, nvswitch, links.defaults(LinkKind::nvlink4));
+      system.add_cable(gpu, cpu, links.defaults(LinkKind::pcie_gen5_x16));
+    }
+  }
+
+  ExecutionResult run(const Trace& trace) {
+    Executor executor(system, catalogue, trace, tuning);
+    return executor.run();
+  }
+};
+
+Op compute(const char* name, double flops, std::vector<OpIndex> deps = {}) {
+  ComputeWork w;
+  w.kind = ComputeKind::gemm;
+  w.flops = flops;
+  w.memory_bytes = 1e6;
+  w.m = w.n = w.k = 8192;
+  return Op{name, OpPhase::forward, Stream::compute, std::move(deps), w};
+}
+
+Op peer(const char* name, PeerTransfer::Side side, std::uint32_t other, double bytes, std::vector<OpIndex> deps = {}) {
+  return Op{name, OpPhase::other, Stream::communication, std::move(deps),
+            PeerTransfer{side, other, bytes, CommDimension::pipeline}};
+}
+
+Op all_reduce(double bytes, std::vector<OpIndex> deps = {}) {
+  return Op{"all_reduce", OpPhase::gradient_sync, Stream::communication, std::move(deps),
+            CollectiveCall{CollectiveOp::all_reduce, 0, bytes, CommDimension::data}};
+}
+
+}  // namespace
+
+TEST_CASE("a receive completes with its send and unblocks what depends on it", "[exec]") {
+  Fixture f;
+  Trace trace;
+  trace.groups = {{0, 1}};
+  trace.ranks.resize(2);
+  trace.ranks[0].ops = {compute("produce", 1e12), peer("send", PeerTransfer::Side::send, 1, 1e9, {0})};
+  trace.ranks[1].ops = {peer("recv", PeerTransfer::Side::receive, 0, 1e9), compute("consume", 1e12, {0})};
+  const auto r = f.run(trace);
+  const auto& send = r.ranks[0].ops[1];
+  const auto& recv = r.ranks[1].ops[0];
+  CHECK(send.start == r.ranks[0].ops[0].end);  // send waits for its producer
+  CHECK(recv.start == 0);                      // the receive is posted at once...
+  CHECK(recv.end == send.end);                 // ...and completes with the send
+  CHECK(r.ranks[1].ops[1].start == recv.end);  // the consumer waits for the data
+  // 1 GB over one NVLink4 direction at its effective rate, plus latency.
+  const double transfer_s = ps_to_seconds(send.end - send.start);
+  CHECK(transfer_s == Approx(1e9 / f.links.defaults(LinkKind::nvlink4).effective().bytes_per_s).epsilon(0.02));
+}
+
+TEST_CASE("a collective starts only when every member reaches it", "[exec]") {
+  Fixture f;
+  Trace trace;
+  trace.groups = {{0, 1}};
+  trace.ranks.resize(2);
+  trace.ranks[0].ops = {compute("short", 1e11), all_reduce(1e8, {0})};
+  trace.ranks[1].ops = {compute("long", 1e13), all_reduce(1e8, {0})};
+  const auto r = f.run(trace);
+  const TimePs late_arrival = r.ranks[1].ops[0].end;
+  CHECK(r.ranks[0].ops[1].start < late_arrival);  // rank 0 arrived early and waited
+  CHECK(r.ranks[0].ops[1].end == r.ranks[1].ops[1].end);
+  CHECK(r.ranks[0].ops[1].end > late_arrival);
+  CHECK(r.step_time == r.ranks[1].ops[1].end);
+}
+
+TEST_CASE("ops on one stream run one at a time in list order", "[exec]") {
+  Fixture f(1);
+  Trace trace;
+  trace.groups = {{0}};
+  trace.ranks.resize(1);
+  // Both are ready at time 0, but the stream serialises them.
+  trace.ranks[0].ops = {compute("a", 1e12), compute("b", 1e12)};
+  const auto r = f.run(trace);
+  CHECK(r.ranks[0].ops[1].start == r.ranks[0].ops[0].end);
+  CHECK(r.ranks[0].ops[0].end - r.ranks[0].ops[0].start == r.ranks[0].ops[1].end - r.ranks[0].ops[1].start);
+}
+
+TEST_CASE("compute and communication streams overlap", "[exec]") {
+  Fixture f;
+  Trace trace;
+  trace.groups = {{0, 1}};
+  trace.ranks.resize(2);
+  for (auto& rank : trace.ranks) rank.ops = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
+  const auto r = f.run(trace);
+  const auto& comm = r.ranks[0].ops[1];
+  const auto& more = r.ranks[0].ops[2];
+  CHECK(comm.start == more.start);  // both wait only for "grad"
+  CHECK(comm.end < more.end);
+}
+
+TEST_CASE("a collective some member never reaches is reported as a deadlock", "[exec]") {
+  Fixture f;
+  Trace trace;
+  trace.groups = {{0, 1}};
+  trace.ranks.resize(2);
+  trace.ranks[0].ops = {all_reduce(1e6)};
+  trace.ranks[1].ops = {compute("no collective here", 1e9)};
+  CHECK_THROWS_WITH(f.run(trace), Catch::Contains("deadlocked"));
+}
+
+TEST_CASE("a dependency on a later op is refused", "[exec]") {
+  Fixture f(1);
+  Trace trace;
+  trace.groups = {{0}};
+  trace.ranks.resize(1);
+  trace.ranks[0].ops = {compute("a", 1e9, {1}), compute("b", 1e9)};
+  CHECK_THROWS_WITH(f.run(trace), Catch::Contains("depends on a later op"));
+}
+
+TEST_CASE("the same trace replays to identical timings", "[exec][determinism]") {
+  Fixture f;
+  Trace trace;
+  trace.groups = {{0, 1}};
+  trace.ranks.resize(2);
+  for (auto& rank : trace.ranks) rank.ops = {compute("g", 3e11), all_reduce(7e7, {0}), all_reduce(3e7, {0})};
+  const auto a = f.run(trace);
+  const auto b = f.run(trace);
+  for (std::size_t r = 0; r < 2; ++r) {
+    for (std::size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
+      CHECK(a.ranks[r].ops[i].start == b.ranks[r].ops[i].start);
+      CHECK(a.ranks[r].ops[i].end == b.ranks[r].ops[i].end);
+    }
+  }
+}
