@@ -25,6 +25,14 @@ class Router {
  public:
   virtual ~Router() = default;
   virtual const Path& route(EndpointId from, EndpointId to) const = 0;
+  // The path one particular flow takes. Where several equal-cost paths exist
+  // (a fat-tree), a router picks one by a deterministic hash of `flow_key`, as
+  // ECMP does in real fabrics, so two flows can collide on one uplink. The
+  // default ignores the key.
+  virtual const Path& route(EndpointId from, EndpointId to, std::uint64_t flow_key) const {
+    (void)flow_key;
+    return route(from, to);
+  }
 };
 
 }  // namespace simctl
