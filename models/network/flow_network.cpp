@@ -1,6 +1,7 @@
 #include "models/network/flow_network.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -38,8 +39,26 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   flow.updated_at = engine_.now();
   flow.on_done = std::move(on_done);
   flow.on_drained = std::move(on_drained);
-  recompute(flow.links, id);
+  if (batching_) {
+    batch_.push_back(id);
+  } else {
+    recompute(flow.links, {id});
+  }
   return id;
+}
+
+void FlowNetwork::begin_batch() { batching_ = true; }
+
+void FlowNetwork::end_batch() {
+  batching_ = false;
+  if (batch_.empty()) return;
+  std::vector<FlowId> joining = std::move(batch_);
+  batch_.clear();
+  std::vector<LinkId> seeds;
+  for (FlowId id : joining) seeds.insert(seeds.end(), flows_.at(id).links.begin(), flows_.at(id).links.end());
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  recompute(seeds, joining);
 }
 
 double FlowNetwork::rate_of(FlowId id) const {
@@ -80,8 +99,9 @@ void FlowNetwork::settle_link(LinkId link) {
   state.settled_at = now;
 }
 
-void FlowNetwork::recompute(const std::vector<LinkId>& seeds, std::optional<FlowId> joining) {
+void FlowNetwork::recompute(const std::vector<LinkId>& seeds, const std::vector<FlowId>& joining) {
   ++recomputations_;
+  const auto wall_start = std::chrono::steady_clock::now();
   // Everything connected to the seeds is brought up to now at the old rates
   // before any rate changes.
   std::vector<FlowId> ids = component_of(seeds);
@@ -89,10 +109,11 @@ void FlowNetwork::recompute(const std::vector<LinkId>& seeds, std::optional<Flow
   for (FlowId id : ids) touched.insert(flows_.at(id).links.begin(), flows_.at(id).links.end());
   for (LinkId link : touched) settle_link(link);
   for (FlowId id : ids) advance(flows_.at(id));
-  if (joining) {
-    // Ids grow monotonically, so the newcomer goes last in every id-ordered list.
-    for (LinkId link : flows_.at(*joining).links) links_[link].flows.push_back(*joining);
-    ids.push_back(*joining);
+  for (FlowId id : joining) {
+    // Ids grow monotonically, so newcomers go last in every id-ordered list.
+    for (LinkId link : flows_.at(id).links) links_[link].flows.push_back(id);
+    ids.push_back(id);
+    touched.insert(flows_.at(id).links.begin(), flows_.at(id).links.end());
   }
 
   std::vector<const std::vector<LinkId>*> paths;
@@ -101,10 +122,14 @@ void FlowNetwork::recompute(const std::vector<LinkId>& seeds, std::optional<Flow
   for (LinkId link : touched) links_[link].rate_sum = 0.0;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     Flow& flow = flows_.at(ids[i]);
+    // An unchanged rate keeps its completion event: no heap churn for flows
+    // that merely share a component with the change.
+    const bool changed = flow.rate != rates[i] || !flow.completion.valid();
     flow.rate = rates[i];
     for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
-    reschedule(ids[i], flow);
+    if (changed) reschedule(ids[i], flow);
   }
+  recompute_wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 }
 
 void FlowNetwork::reschedule(FlowId id, Flow& flow) {
@@ -125,9 +150,24 @@ void FlowNetwork::drain(FlowId id) {
     links_[link].rate_sum = std::max(0.0, links_[link].rate_sum - flow.rate);
   }
   flows_.erase(it);
-  // The survivors that shared links with it re-expand into the freed capacity.
-  recompute(flow.links, std::nullopt);
+  // The survivors that shared links with it re-expand into the freed capacity,
+  // once for all flows draining at this instant (a collective's flows often
+  // end together), after the ones already queued for now have run.
+  drained_seeds_.insert(drained_seeds_.end(), flow.links.begin(), flow.links.end());
+  if (!flush_scheduled_) {
+    flush_scheduled_ = true;
+    engine_.schedule_after(0, [this] { flush_drained(); });
+  }
   finish(std::move(flow.on_drained), std::move(flow.on_done), flow.latency);
+}
+
+void FlowNetwork::flush_drained() {
+  flush_scheduled_ = false;
+  std::vector<LinkId> seeds = std::move(drained_seeds_);
+  drained_seeds_.clear();
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  recompute(seeds, {});
 }
 
 void FlowNetwork::finish(Callback on_drained, Callback on_done, TimePs latency) {

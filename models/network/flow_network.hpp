@@ -33,6 +33,13 @@ class FlowNetwork {
   // Zero-byte flows and flows on an empty path drain at once.
   FlowId start(const Path& path, double bytes, Callback on_done, Callback on_drained = {});
 
+  // Between begin_batch() and end_batch(), start() only registers flows; the
+  // rates of all of them are computed once at end_batch(). Starting the n
+  // flows of a collective one by one would recompute their shared component
+  // n times (quadratic in the collective's size).
+  void begin_batch();
+  void end_batch();
+
   std::size_t link_count() const { return capacity_.size(); }
   std::size_t active_flows() const { return flows_.size(); }
   // Current rate of an active flow in bytes/s; 0 once it has drained.
@@ -47,6 +54,9 @@ class FlowNetwork {
 
   std::uint64_t flows_started() const { return flows_started_; }
   std::uint64_t rate_recomputations() const { return recomputations_; }
+  // Wall-clock time spent inside rate recomputation (for benchmarks; never
+  // feeds back into simulated time, so runs stay deterministic).
+  double recompute_wall_seconds() const { return recompute_wall_s_; }
 
  private:
   struct Flow {
@@ -70,7 +80,8 @@ class FlowNetwork {
   std::vector<FlowId> component_of(const std::vector<LinkId>& seeds) const;
   void advance(Flow& flow);
   void settle_link(LinkId link);
-  void recompute(const std::vector<LinkId>& seeds, std::optional<FlowId> joining);
+  void recompute(const std::vector<LinkId>& seeds, const std::vector<FlowId>& joining);
+  void flush_drained();
   void reschedule(FlowId id, Flow& flow);
   void drain(FlowId id);
   void finish(Callback on_drained, Callback on_done, TimePs latency);
@@ -82,6 +93,11 @@ class FlowNetwork {
   FlowId next_id_ = 0;
   std::uint64_t flows_started_ = 0;
   std::uint64_t recomputations_ = 0;
+  double recompute_wall_s_ = 0.0;
+  bool batching_ = false;
+  std::vector<FlowId> batch_;          // started while batching, rates not yet set
+  std::vector<LinkId> drained_seeds_;  // links freed by drains not yet re-shared
+  bool flush_scheduled_ = false;
 };
 
 }  // namespace simctl

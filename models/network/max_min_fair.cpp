@@ -1,7 +1,9 @@
 #include "models/network/max_min_fair.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <cstdint>
+#include <functional>
+#include <queue>
 
 namespace simctl {
 
@@ -35,20 +37,19 @@ std::vector<LinkState> gather_links(const std::vector<const std::vector<LinkId>*
   return state;
 }
 
-// The link with the smallest fair share among links that still have open flows.
-int bottleneck(const std::vector<LinkState>& links) {
-  int best = -1;
-  double best_share = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    if (links[i].unfixed == 0) continue;
-    const double share = std::max(0.0, links[i].remaining) / links[i].unfixed;
-    if (share < best_share) {
-      best_share = share;
-      best = static_cast<int>(i);
-    }
-  }
-  return best;
-}
+double share_of(const LinkState& link) { return std::max(0.0, link.remaining) / link.unfixed; }
+
+// Candidate bottlenecks, smallest share first (ties: lowest link id). A
+// link's share never falls as flows are fixed (each fixed flow takes the
+// current minimum, at most the link's own share), so entries go stale only
+// upwards and are re-pushed with a new version when their link changes.
+struct Candidate {
+  double share;
+  int link;
+  std::uint32_t version;
+  bool operator>(const Candidate& o) const { return share != o.share ? share > o.share : link > o.link; }
+};
+using CandidateQueue = std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>>;
 
 }  // namespace
 
@@ -57,16 +58,32 @@ std::vector<double> max_min_fair_rates(const std::vector<const std::vector<LinkI
   std::vector<std::vector<int>> local_of;
   std::vector<LinkState> links = gather_links(flow_links, capacity_bytes_per_s, local_of);
   std::vector<double> rate(flow_links.size(), -1.0);  // -1: not yet fixed
-  for (int b = bottleneck(links); b >= 0; b = bottleneck(links)) {
-    const double share = std::max(0.0, links[b].remaining) / links[b].unfixed;
-    for (int f : links[b].flows) {
+  std::vector<std::uint32_t> version(links.size(), 0);
+  CandidateQueue queue;
+  for (std::size_t i = 0; i < links.size(); ++i) queue.push({share_of(links[i]), static_cast<int>(i), 0});
+  std::vector<int> changed;
+  while (!queue.empty()) {
+    const Candidate top = queue.top();
+    queue.pop();
+    LinkState& b = links[top.link];
+    if (top.version != version[top.link] || b.unfixed == 0) continue;
+    const double share = top.share;
+    changed.clear();
+    for (int f : b.flows) {
       if (rate[f] >= 0.0) continue;
       rate[f] = share;
       // A flow crossing a link twice uses its capacity twice.
       for (int l : local_of[f]) {
         links[l].remaining -= share;
         --links[l].unfixed;
+        changed.push_back(l);
       }
+    }
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    for (int l : changed) {
+      ++version[l];
+      if (links[l].unfixed > 0) queue.push({share_of(links[l]), l, version[l]});
     }
   }
   return rate;
