@@ -96,10 +96,16 @@ struct StepTotals {
 };
 
 struct Trace {
-  std::vector<RankTrace> ranks;                    // rank r runs on the system's GPU r
+  std::vector<RankTrace> ranks;                    // rank r runs on the system's GPU gpu_index(r)
   std::vector<std::vector<std::uint32_t>> groups;  // each group lists its member ranks
   StepTotals totals;
   DType compute_dtype = DType::bf16;
+  // Which of the system's GPUs (index into System::gpus()) each rank runs on;
+  // empty means rank r on GPU r. Parallel plans place ranks (TP inside a node
+  // by default) and users may permute them.
+  std::vector<std::uint32_t> gpu_of_rank;
+
+  std::uint32_t gpu_index(std::uint32_t rank) const { return gpu_of_rank.empty() ? rank : gpu_of_rank[rank]; }
 };
 
 }  // namespace simctl

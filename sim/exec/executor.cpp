@@ -24,7 +24,7 @@ Executor::Executor(const System& system, const DeviceCatalogue& catalogue, const
 void Executor::prepare_rank(std::uint32_t rank) {
   RankState& state = ranks_[rank];
   const RankTrace& ops = trace_.ranks[rank];
-  state.endpoint = system_.gpus()[rank];
+  state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
   state.gpu = &catalogue_.gpu(system_.part(state.endpoint).model);
   state.unfinished_deps.assign(ops.ops.size(), 0);
   state.dependents.assign(ops.ops.size(), {});
