@@ -1,23 +1,210 @@
 #include "models/network/collective.hpp"
 
+#include <memory>
+#include <stdexcept>
+
+#include "models/network/collective_group.hpp"
+#include "models/network/collective_plans.hpp"
+#include "models/network/ring_fast.hpp"
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
 
 namespace simctl {
 
+namespace {
+
+constexpr std::uint64_t kFlowKeyStride = std::uint64_t{1} << 32;
+
+// Calls `done` after `count` calls of the returned callback.
+std::function<void()> join(std::size_t count, std::function<void()> done) {
+  auto left = std::make_shared<std::size_t>(count);
+  auto shared_done = std::make_shared<std::function<void()>>(std::move(done));
+  return [left, shared_done] {
+    if (--*left == 0) (*shared_done)();
+  };
+}
+
+bool is_ring_op(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+}
+
+// NCCL's rings across nodes: one per local rank, each entering every node at
+// a different GPU, so each leaves through a different NIC (rail).
+std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, const GroupShape& shape) {
+  if (shape.node_count() <= 1 || !shape.uniform || !is_ring_op(r.op)) return {r.members};
+  const int m = shape.per_node();
+  std::vector<std::vector<EndpointId>> orders(static_cast<std::size_t>(m));
+  for (int c = 0; c < m; ++c) {
+    for (const auto& node : shape.nodes) {
+      for (int j = 0; j < m; ++j)
+        orders[static_cast<std::size_t>(c)].push_back(node[static_cast<std::size_t>((c + j) % m)]);
+    }
+  }
+  return orders;
+}
+
+}  // namespace
+
 CollectiveRunner::CollectiveRunner(Engine& engine, FlowNetwork& network, const Router& router, CollectiveTuning tuning)
     : engine_(engine), network_(network), router_(router), tuning_(tuning) {}
+
+CollectiveChoice CollectiveRunner::choice_for(const CollectiveRequest& request) const {
+  return choose_collective(request, topology(), tuning_);
+}
 
 void CollectiveRunner::start(const CollectiveRequest& request, std::function<void()> on_done) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
     engine_.schedule_after(0, std::move(on_done));
     return;
   }
-  // Plan now so that an unsupported op fails at the call, not inside the loop.
-  RingPlan plan = plan_ring(request, tuning_);
-  engine_.schedule_after(tuning_.launch_latency, [this, plan = std::move(plan), done = std::move(on_done)]() mutable {
-    run_ring(RingContext{engine_, network_, router_, tuning_}, std::move(plan), std::move(done));
+  // Plan now so that an unsupported request fails at the call, not inside the loop.
+  Launch launch = prepare(request, choice_for(request));
+  engine_.schedule_after(
+      launch.latency, [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
+}
+
+void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done) {
+  const std::uint64_t key = next_flow_key_;
+  next_flow_key_ += kFlowKeyStride;
+  const double wire = bytes / tuning_.protocol_efficiency;
+  engine_.schedule_after(tuning_.launch_latency, [this, from, to, wire, key, done = std::move(on_done)]() mutable {
+    network_.start(router_.route(from, to, key), wire, std::move(done));
   });
+}
+
+CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& request, const CollectiveChoice& choice) {
+  const ProtocolTuning protocol = tuning_.protocol(choice.protocol);
+  const TransferContext context{engine_, network_, router_};
+  auto transfers = [context](TransferPlan plan) {
+    return [context, plan = std::move(plan)](std::function<void()> done) mutable {
+      run_transfers(context, std::move(plan), std::move(done));
+    };
+  };
+  const PlanInputs in{request, tuning_, protocol, topology()};
+  TransferPlan plan;
+  switch (choice.algorithm) {
+    case CollectiveAlgorithm::automatic:
+    case CollectiveAlgorithm::ring: return {protocol.launch_latency, ring_body(request, choice.protocol)};
+    case CollectiveAlgorithm::hierarchical:
+    case CollectiveAlgorithm::sharp: return {protocol.launch_latency, hierarchical_body(request, choice)};
+    case CollectiveAlgorithm::tree: plan = plan_tree(in); break;
+    case CollectiveAlgorithm::direct: plan = plan_direct(in); break;
+    case CollectiveAlgorithm::halving_doubling: plan = plan_halving_doubling(in); break;
+    case CollectiveAlgorithm::master: plan = plan_master(in); break;
+    case CollectiveAlgorithm::nvls: {
+      const GroupShape shape = shape_of(request.members, topology());
+      if (!shape.nvswitch) throw std::invalid_argument("nvls needs every member on one NVSwitch");
+      const double n = static_cast<double>(request.members.size());
+      // multimem.ld_reduce reads every slice (bytes up, bytes/n down), then
+      // multimem.st writes this rank's slice (bytes/n up, bytes down).
+      const double moved = request.bytes * (n + 1) / n;
+      plan = plan_in_switch(request.members, *shape.nvswitch, moved, moved, tuning_.nvls);
+      plan.flow_key = next_flow_key_;
+      next_flow_key_ += kFlowKeyStride;
+      return {tuning_.nvls.launch_latency, transfers(std::move(plan))};
+    }
+  }
+  plan.flow_key = next_flow_key_;
+  next_flow_key_ += kFlowKeyStride;
+  return {protocol.launch_latency, transfers(std::move(plan))};
+}
+
+CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol) {
+  const ProtocolTuning p = tuning_.protocol(protocol);
+  CollectiveTuning ring_tuning = tuning_;
+  ring_tuning.protocol_efficiency = p.efficiency;
+  ring_tuning.step_latency = p.nvlink_step_latency;
+  const auto orders = ring_orders(request, shape_of(request.members, topology()));
+  std::vector<RingPlan> plans;
+  for (const auto& order : orders) {
+    CollectiveRequest sub = request;
+    sub.members = order;
+    sub.bytes = request.bytes / static_cast<double>(orders.size());
+    RingPlan plan = plan_ring(sub, ring_tuning);
+    const std::size_t n = plan.order.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool net = crosses_nodes(topology(), plan.order[i], plan.order[(i + 1) % n]);
+      plan.sync_latency.push_back(net ? p.network_step_latency : p.nvlink_step_latency);
+    }
+    plan.flow_key = next_flow_key_;
+    next_flow_key_ += kFlowKeyStride;
+    plans.push_back(std::move(plan));
+  }
+  const bool ring_op = is_ring_op(request.op);
+  return [this, ring_tuning, ring_op, plans = std::move(plans)](std::function<void()> done) mutable {
+    const RingContext context{engine_, network_, router_, ring_tuning};
+    auto each = join(plans.size(), std::move(done));
+    network_.begin_batch();
+    for (RingPlan& plan : plans) {
+      if (ring_op && plan.total_sends() >= ring_tuning.fast_path_min_sends) {
+        run_ring_fast(context, plan, each);
+      } else {
+        run_ring(context, std::move(plan), each);
+      }
+    }
+    network_.end_batch();
+  };
+}
+
+// Reduce-scatter inside each node, all-reduce of each rank's share across
+// nodes among the GPUs with the same local index (one rail each, in
+// parallel), all-gather inside each node. The phases run one after another;
+// NCCL overlaps them in chunks, so this is an upper bound on its time.
+CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveRequest& request,
+                                                           const CollectiveChoice& choice) {
+  const GroupShape shape = shape_of(request.members, topology());
+  const int m = shape.per_node();
+  std::vector<Launch> scatter, across, gather;
+  for (const auto& node : shape.nodes) {
+    scatter.push_back(
+        prepare({CollectiveOp::reduce_scatter, node, request.bytes, CollectiveAlgorithm::ring, choice.protocol},
+                {CollectiveAlgorithm::ring, choice.protocol, 0.0}));
+    gather.push_back(
+        prepare({CollectiveOp::all_gather, node, request.bytes, CollectiveAlgorithm::ring, choice.protocol},
+                {CollectiveAlgorithm::ring, choice.protocol, 0.0}));
+  }
+  const double share = request.bytes / m;
+  for (int l = 0; l < m; ++l) {
+    std::vector<EndpointId> rail;
+    for (const auto& node : shape.nodes) rail.push_back(node[static_cast<std::size_t>(l)]);
+    if (choice.algorithm == CollectiveAlgorithm::sharp) {
+      const auto top = topology_->reduction_switch(rail);
+      if (!top) throw std::invalid_argument("sharp: no switch reaches every node of the group");
+      TransferPlan plan = plan_in_switch(rail, *top, share, share, tuning_.sharp);
+      plan.flow_key = next_flow_key_;
+      next_flow_key_ += kFlowKeyStride;
+      const TransferContext context{engine_, network_, router_};
+      across.push_back(
+          {tuning_.sharp.launch_latency, [context, plan = std::move(plan)](std::function<void()> d) mutable {
+             run_transfers(context, std::move(plan), std::move(d));
+           }});
+    } else {
+      across.push_back(prepare({CollectiveOp::all_reduce, rail, share, CollectiveAlgorithm::ring, choice.protocol},
+                               {CollectiveAlgorithm::ring, choice.protocol, 0.0}));
+    }
+  }
+  auto phase = [this](std::vector<Launch> parts) {
+    return [this, parts = std::move(parts)](std::function<void()> done) mutable {
+      auto each = join(parts.size(), std::move(done));
+      for (Launch& part : parts) {
+        // Each phase is a kernel of its own: it pays its launch (the first one's is already paid).
+        engine_.schedule_after(0, [body = std::move(part.body), each]() mutable { body(each); });
+      }
+    };
+  };
+  auto first = phase(std::move(scatter));
+  auto second = phase(std::move(across));
+  auto third = phase(std::move(gather));
+  const TimePs relaunch = tuning_.protocol(choice.protocol).launch_latency;
+  return [this, first, second, third, relaunch](std::function<void()> done) mutable {
+    first([this, second, third, relaunch, done = std::move(done)]() mutable {
+      engine_.schedule_after(relaunch, [this, second, third, relaunch, done = std::move(done)]() mutable {
+        second([this, third, relaunch, done = std::move(done)]() mutable {
+          engine_.schedule_after(relaunch, [third, done = std::move(done)]() mutable { third(std::move(done)); });
+        });
+      });
+    });
+  };
 }
 
 double bus_bandwidth_bytes_per_s(CollectiveOp op, int ranks, double bytes, TimePs elapsed) {

@@ -1,10 +1,16 @@
 #pragma once
-// Runs collectives as algorithms over point-to-point flows. Today: the ring
-// (and its open-chain form for broadcast/reduce), as NCCL runs it for large
-// messages with the Simple protocol.
+// Runs collectives as algorithms over point-to-point flows: ring (one ring per
+// rail across nodes, open chain for broadcast/reduce), double binary tree,
+// hierarchical, direct, halving-doubling, in-switch reduction (NVLS, SHARP)
+// and PyTorch DataParallel's master pattern. The algorithm and protocol come
+// from the request or, when it says `automatic`, from the tuner
+// (collective_choice.hpp).
 #include <functional>
+#include <optional>
 
+#include "models/network/collective_choice.hpp"
 #include "models/network/collective_request.hpp"
+#include "models/network/collective_topology.hpp"
 #include "models/network/collective_tuning.hpp"
 #include "models/network/flow_network.hpp"
 #include "sim/core/engine.hpp"
@@ -15,19 +21,42 @@ class CollectiveRunner {
  public:
   CollectiveRunner(Engine& engine, FlowNetwork& network, const Router& router, CollectiveTuning tuning);
 
+  // Facts about the machine for the tuner (nodes, NVSwitch, SHARP). Without
+  // them `automatic` runs the ring with Simple.
+  void set_topology(CollectiveTopology topology) { topology_ = std::move(topology); }
+
   // Starts `request` now; `on_done` runs when every rank has its result.
   // The runner, network and router must outlive the collective.
   // One member, or zero bytes, completes at once (no launch latency: NCCL
-  // returns without a kernel). Throws std::invalid_argument for all_to_all.
+  // returns without a kernel). Throws std::invalid_argument, at the call,
+  // when the algorithm cannot run the op on this group.
   void start(const CollectiveRequest& request, std::function<void()> on_done);
+
+  // NCCL send/recv: one point-to-point transfer after the Simple launch latency.
+  void send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done);
+
+  // What start() would run for `request`.
+  CollectiveChoice choice_for(const CollectiveRequest& request) const;
 
   const CollectiveTuning& tuning() const { return tuning_; }
 
  private:
+  using Body = std::function<void(std::function<void()>)>;
+  struct Launch {
+    TimePs latency = 0;
+    Body body;
+  };
+  Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice);
+  Body ring_body(const CollectiveRequest& request, Protocol protocol);
+  Body hierarchical_body(const CollectiveRequest& request, const CollectiveChoice& choice);
+  const CollectiveTopology* topology() const { return topology_ ? &*topology_ : nullptr; }
+
   Engine& engine_;
   FlowNetwork& network_;
   const Router& router_;
   CollectiveTuning tuning_;
+  std::optional<CollectiveTopology> topology_;
+  std::uint64_t next_flow_key_ = 0;  // spreads successive collectives over ECMP paths
 };
 
 // nccl-tests bus bandwidth in bytes/s for a collective of `bytes` that took `elapsed`.

@@ -4,22 +4,69 @@
 
 namespace simctl {
 
-CollectiveTuning CollectiveTuning::load(const std::string& path) {
-  const ConfigNode root = ConfigNode::load_file(path);
-  root.expect_keys({"ring"});
-  const ConfigNode ring = root.child("ring");
-  ring.expect_keys(
-      {"launch_latency", "step_latency", "protocol_efficiency", "chunk_size", "max_chunks_per_step", "sources"});
-  CollectiveTuning t;
+namespace {
+
+double fraction(const ConfigNode& node, std::string_view key) {
+  const double value = node.number(key);
+  if (value <= 0.0 || value > 1.0) node.child(key).fail("must be in (0, 1]");
+  return value;
+}
+
+ProtocolTuning read_protocol(const ConfigNode& node) {
+  node.expect_keys({"efficiency", "launch_latency", "nvlink_step_latency", "network_step_latency", "sources"});
+  return {fraction(node, "efficiency"), node.time("launch_latency"), node.time("nvlink_step_latency"),
+          node.time("network_step_latency")};
+}
+
+InSwitchTuning read_in_switch(const ConfigNode& node) {
+  node.expect_keys({"efficiency", "launch_latency", "step_latency", "chunk_size", "sources"});
+  InSwitchTuning t{fraction(node, "efficiency"), node.time("launch_latency"), node.time("step_latency"),
+                   static_cast<double>(node.size("chunk_size"))};
+  if (t.chunk_bytes <= 0.0) node.child("chunk_size").fail("must be positive");
+  return t;
+}
+
+void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
+  ring.expect_keys({"launch_latency", "step_latency", "network_step_latency", "protocol_efficiency", "chunk_size",
+                    "max_chunks_per_step", "sources"});
   t.launch_latency = ring.time("launch_latency");
   t.step_latency = ring.time("step_latency");
-  t.protocol_efficiency = ring.number("protocol_efficiency");
-  if (t.protocol_efficiency <= 0.0 || t.protocol_efficiency > 1.0) {
-    ring.child("protocol_efficiency").fail("must be in (0, 1]");
-  }
+  t.network_step_latency = ring.time("network_step_latency");
+  t.protocol_efficiency = fraction(ring, "protocol_efficiency");
   t.chunk_bytes = static_cast<double>(ring.size("chunk_size"));
   if (t.chunk_bytes <= 0.0) ring.child("chunk_size").fail("must be positive");
   t.max_chunks_per_step = static_cast<int>(ring.positive_integer("max_chunks_per_step"));
+}
+
+}  // namespace
+
+ProtocolTuning CollectiveTuning::protocol(Protocol p) const {
+  switch (p) {
+    case Protocol::ll: return ll;
+    case Protocol::ll128: return ll128;
+    case Protocol::automatic:
+    case Protocol::simple: break;
+  }
+  return {protocol_efficiency, launch_latency, step_latency, network_step_latency};
+}
+
+CollectiveTuning CollectiveTuning::load(const std::string& path) {
+  const ConfigNode root = ConfigNode::load_file(path);
+  root.expect_keys({"ring", "protocols", "tree", "nvls", "sharp", "fast_path"});
+  CollectiveTuning t;
+  read_ring(root.child("ring"), t);
+  const ConfigNode protocols = root.child("protocols");
+  protocols.expect_keys({"ll", "ll128"});
+  t.ll = read_protocol(protocols.child("ll"));
+  t.ll128 = read_protocol(protocols.child("ll128"));
+  const ConfigNode tree = root.child("tree");
+  tree.expect_keys({"efficiency", "sources"});
+  t.tree_efficiency = fraction(tree, "efficiency");
+  t.nvls = read_in_switch(root.child("nvls"));
+  t.sharp = read_in_switch(root.child("sharp"));
+  const ConfigNode fast = root.child("fast_path");
+  fast.expect_keys({"min_sends", "sources"});
+  t.fast_path_min_sends = static_cast<std::uint64_t>(fast.positive_integer("min_sends"));
   return t;
 }
 

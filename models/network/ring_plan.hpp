@@ -22,6 +22,10 @@ struct RingPlan {
   // Per position, its sends in issue order. A send (s, c) with s > 0 needs
   // the predecessor's send (s-1, c) to have arrived first.
   std::vector<std::vector<RingSend>> sends;
+  // Per position, the sync latency added when its sends land (NVLink or
+  // network step latency); empty: the tuning's step_latency for all.
+  std::vector<TimePs> sync_latency;
+  std::uint64_t flow_key = 0;  // ECMP key base: position p's sends hash with flow_key + p
 
   std::size_t total_sends() const;
 };

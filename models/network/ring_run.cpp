@@ -27,7 +27,9 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
       engine_.schedule_after(0, std::move(on_done_));
       return;
     }
+    network_.begin_batch();
     for (std::size_t p = 0; p < ranks_.size(); ++p) try_issue(p);
+    network_.end_batch();
   }
 
  private:
@@ -51,10 +53,10 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
     const RingSend send = sends[rank.next++];
     rank.link_busy = true;
     const std::size_t to = successor(p);
-    const Path& path = router_.route(plan_.order[p], plan_.order[to]);
+    const Path& path = router_.route(plan_.order[p], plan_.order[to], plan_.flow_key + p);
     auto self = shared_from_this();
     network_.start(
-        path, wire_bytes_, [self, to, send] { self->landed(to, send); },
+        path, wire_bytes_, [self, p, to, send] { self->landed(p, to, send); },
         [self, p] {
           self->ranks_[p].link_busy = false;
           self->try_issue(p);
@@ -62,10 +64,11 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
   }
 
   // The bytes are at the receiver; the protocol's per-step sync still has to happen.
-  void landed(std::size_t p, RingSend send) {
-    if (step_latency_ == 0) return arrive(p, send);
+  void landed(std::size_t from, std::size_t p, RingSend send) {
+    const TimePs sync = plan_.sync_latency.empty() ? step_latency_ : plan_.sync_latency[from];
+    if (sync == 0) return arrive(p, send);
     auto self = shared_from_this();
-    engine_.schedule_after(step_latency_, [self, p, send] { self->arrive(p, send); });
+    engine_.schedule_after(sync, [self, p, send] { self->arrive(p, send); });
   }
 
   void arrive(std::size_t p, RingSend send) {

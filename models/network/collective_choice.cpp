@@ -1,0 +1,139 @@
+#include "models/network/collective_choice.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace simctl {
+
+namespace {
+
+bool is_ring_op(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+}
+
+std::vector<Protocol> protocols_of(CollectiveAlgorithm a) {
+  if (a == CollectiveAlgorithm::ring || a == CollectiveAlgorithm::tree)
+    return {kWireProtocols.begin(), kWireProtocols.end()};
+  return {Protocol::simple};
+}
+
+// Candidates NCCL's tuner weighs; halving-doubling, direct (except for
+// all-to-all, which only it runs) and master never win by default: NCCL has
+// none of them, and PyTorch DataParallel is a user's choice.
+std::vector<CollectiveAlgorithm> default_candidates(CollectiveOp op) {
+  if (op == CollectiveOp::all_to_all) return {CollectiveAlgorithm::direct};
+  if (op != CollectiveOp::all_reduce) return {CollectiveAlgorithm::ring};
+  return {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
+          CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::sharp};
+}
+
+struct Counts {
+  double n, nodes, per_node, bytes;
+};
+
+double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, double bw) {
+  const bool ar = op == CollectiveOp::all_reduce;
+  const bool chain = op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+  const double steps = ar ? 2 * (c.n - 1) : c.n - 1;
+  const double inter_steps = c.nodes > 1 ? (ar ? 2 * (c.nodes - 1) : c.nodes - 1) : 0.0;
+  const double per_rank = chain ? c.bytes : steps * c.bytes / c.n;
+  return ps_to_seconds(p.launch_latency) + (steps - inter_steps) * ps_to_seconds(p.nvlink_step_latency) +
+         inter_steps * ps_to_seconds(p.network_step_latency) + per_rank / (p.efficiency * bw);
+}
+
+}  // namespace
+
+bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const GroupShape& shape,
+                       const CollectiveTopology* topology) {
+  const bool multi_node = shape.node_count() > 1 && shape.uniform;
+  switch (a) {
+    case CollectiveAlgorithm::automatic: return true;
+    case CollectiveAlgorithm::ring: return r.op != CollectiveOp::all_to_all;
+    case CollectiveAlgorithm::tree: return r.op == CollectiveOp::all_reduce;
+    case CollectiveAlgorithm::hierarchical: return r.op == CollectiveOp::all_reduce && multi_node;
+    case CollectiveAlgorithm::direct: return true;
+    case CollectiveAlgorithm::halving_doubling: return std::has_single_bit(r.members.size()) && (is_ring_op(r.op));
+    case CollectiveAlgorithm::nvls:
+      return r.op == CollectiveOp::all_reduce && topology && topology->nvls && shape.nvswitch.has_value();
+    case CollectiveAlgorithm::sharp:
+      return r.op == CollectiveOp::all_reduce && topology && topology->sharp && multi_node &&
+             topology->reduction_switch;
+    case CollectiveAlgorithm::master: return r.op != CollectiveOp::all_to_all;
+  }
+  return false;
+}
+
+double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, const CollectiveRequest& r, const GroupShape& shape,
+                        const CollectiveTopology& t, const CollectiveTuning& tuning) {
+  const Counts c{static_cast<double>(r.members.size()), static_cast<double>(shape.node_count()),
+                 static_cast<double>(shape.per_node()), r.bytes};
+  const ProtocolTuning p = tuning.protocol(protocol);
+  const double intra = t.intra_bytes_per_s > 0 ? t.intra_bytes_per_s : 1.0;
+  const double inter = t.inter_bytes_per_s > 0 ? t.inter_bytes_per_s : intra;
+  const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
+  const double nvl = ps_to_seconds(p.nvlink_step_latency), net = ps_to_seconds(p.network_step_latency);
+  switch (a) {
+    case CollectiveAlgorithm::ring: return ring_seconds(p, c, r.op, slowest);
+    case CollectiveAlgorithm::tree:
+      return ps_to_seconds(p.launch_latency) + 2 * ((c.per_node - 1) * nvl + std::ceil(std::log2(c.nodes)) * net) +
+             2 * c.bytes / (p.efficiency * tuning.tree_efficiency * slowest);
+    case CollectiveAlgorithm::nvls:
+      return ps_to_seconds(tuning.nvls.launch_latency + tuning.nvls.step_latency) +
+             (c.bytes * (c.n + 1) / c.n + std::min(c.bytes / 2, tuning.nvls.chunk_bytes)) /
+                 (tuning.nvls.efficiency * intra);
+    case CollectiveAlgorithm::hierarchical:
+    case CollectiveAlgorithm::sharp: {
+      const double m = c.per_node;
+      const double intra_phase = (m - 1) * nvl + (m - 1) / m * c.bytes / (p.efficiency * intra);
+      const double share = c.bytes / m;
+      const double inter_phase = a == CollectiveAlgorithm::sharp
+                                     ? ps_to_seconds(tuning.sharp.launch_latency + tuning.sharp.step_latency) +
+                                           share / (tuning.sharp.efficiency * inter)
+                                     : ps_to_seconds(p.launch_latency) + 2 * (c.nodes - 1) * net +
+                                           2 * (c.nodes - 1) / c.nodes * share / (p.efficiency * inter);
+      return 2 * ps_to_seconds(p.launch_latency) + 2 * intra_phase + inter_phase;
+    }
+    case CollectiveAlgorithm::direct: {
+      const double out_of_node = c.nodes > 1 ? (c.n - c.per_node) / c.n * c.bytes / inter : 0.0;
+      return ps_to_seconds(p.launch_latency) + std::max((c.n - 1) / c.n * c.bytes / intra, out_of_node) / p.efficiency;
+    }
+    case CollectiveAlgorithm::halving_doubling:
+    case CollectiveAlgorithm::master:
+    case CollectiveAlgorithm::automatic: break;
+  }
+  return 0.0;
+}
+
+CollectiveChoice choose_collective(const CollectiveRequest& r, const CollectiveTopology* topology,
+                                   const CollectiveTuning& tuning) {
+  const GroupShape shape = shape_of(r.members, topology);
+  if (r.algorithm != CollectiveAlgorithm::automatic && !algorithm_applies(r.algorithm, r, shape, topology)) {
+    throw std::invalid_argument(std::string(to_string(r.algorithm)) + " cannot run " + std::string(to_string(r.op)) +
+                                " on this group of " + std::to_string(r.members.size()));
+  }
+  if (!topology) {
+    const auto a = r.algorithm == CollectiveAlgorithm::automatic
+                       ? (r.op == CollectiveOp::all_to_all ? CollectiveAlgorithm::direct : CollectiveAlgorithm::ring)
+                       : r.algorithm;
+    return {a, r.protocol == Protocol::automatic ? Protocol::simple : r.protocol, 0.0};
+  }
+  const std::vector<CollectiveAlgorithm> algorithms = r.algorithm == CollectiveAlgorithm::automatic
+                                                          ? default_candidates(r.op)
+                                                          : std::vector<CollectiveAlgorithm>{r.algorithm};
+  CollectiveChoice best{CollectiveAlgorithm::ring, Protocol::simple, std::numeric_limits<double>::infinity()};
+  for (CollectiveAlgorithm a : algorithms) {
+    if (!algorithm_applies(a, r, shape, topology)) continue;
+    const std::vector<Protocol> protocols =
+        r.protocol == Protocol::automatic ? protocols_of(a) : std::vector<Protocol>{r.protocol};
+    for (Protocol p : protocols) {
+      const double seconds = estimate_seconds(a, p, r, shape, *topology, tuning);
+      if (seconds < best.estimated_seconds) best = {a, p, seconds};
+    }
+  }
+  return best;
+}
+
+}  // namespace simctl

@@ -1,0 +1,238 @@
+#include "models/network/collective_plans.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "models/network/collective_group.hpp"
+
+namespace simctl {
+
+namespace {
+
+[[noreturn]] void unsupported(std::string_view algorithm, CollectiveOp op) {
+  throw std::invalid_argument(std::string(algorithm) + " collective: " + std::string(to_string(op)) +
+                              " is not supported");
+}
+
+TimePs sync_between(const PlanInputs& in, EndpointId a, EndpointId b) {
+  return crosses_nodes(in.topology, a, b) ? in.protocol.network_step_latency : in.protocol.nvlink_step_latency;
+}
+
+Transfer send(const PlanInputs& in, EndpointId from, EndpointId to, double payload, double extra_efficiency = 1.0) {
+  return Transfer{from, to, payload / (in.protocol.efficiency * extra_efficiency), {}, -1, sync_between(in, from, to)};
+}
+
+int chunk_count(double bytes, double chunk_bytes, int max_chunks) {
+  const double wanted = std::ceil(bytes / chunk_bytes);
+  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(max_chunks)));
+}
+
+// Parent (index into `members`, -1 for the root) of every member in one tree:
+// a heap-shaped binary tree over nodes (in `node_order`), a chain inside each.
+std::vector<int> tree_parents(const GroupShape& shape, const std::vector<EndpointId>& members, bool mirrored) {
+  std::vector<int> index_of_member_pos;
+  std::vector<std::vector<int>> local;  // per node position: member indices in chain order
+  const int nodes = shape.node_count();
+  for (int k = 0; k < nodes; ++k) {
+    const auto& node = shape.nodes[static_cast<std::size_t>(mirrored ? nodes - 1 - k : k)];
+    std::vector<int> chain;
+    for (EndpointId e : node) {
+      chain.push_back(static_cast<int>(std::find(members.begin(), members.end(), e) - members.begin()));
+    }
+    if (mirrored) std::reverse(chain.begin(), chain.end());
+    local.push_back(std::move(chain));
+  }
+  std::vector<int> parent(members.size(), -1);
+  for (int k = 0; k < nodes; ++k) {
+    const auto& chain = local[static_cast<std::size_t>(k)];
+    for (std::size_t j = 1; j < chain.size(); ++j) parent[static_cast<std::size_t>(chain[j])] = chain[j - 1];
+    if (k > 0) parent[static_cast<std::size_t>(chain.front())] = local[static_cast<std::size_t>((k - 1) / 2)].front();
+  }
+  return parent;
+}
+
+std::vector<int> depths(const std::vector<int>& parent) {
+  std::vector<int> depth(parent.size(), 0);
+  for (std::size_t i = 0; i < parent.size(); ++i) {
+    for (int p = parent[i]; p >= 0; p = parent[static_cast<std::size_t>(p)]) ++depth[i];
+  }
+  return depth;
+}
+
+void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_bytes, TransferPlan& plan) {
+  const auto& m = in.request.members;
+  const std::size_t n = m.size();
+  const std::vector<int> depth = depths(parent);
+  std::vector<std::size_t> deepest_first(n);
+  for (std::size_t i = 0; i < n; ++i) deepest_first[i] = i;
+  std::stable_sort(deepest_first.begin(), deepest_first.end(),
+                   [&](std::size_t a, std::size_t b) { return depth[a] > depth[b]; });
+  const int chunks = chunk_count(half_bytes, in.tuning.chunk_bytes, in.tuning.max_chunks_per_step);
+  const double chunk = half_bytes / chunks;
+  std::vector<int> up_lane(n), down_lane(n);
+  for (std::size_t i = 0; i < n; ++i) up_lane[i] = plan.new_lane(), down_lane[i] = plan.new_lane();
+  // up[c][i]: i's chunk c to its parent; down[c][i]: the parent's chunk c to i.
+  std::vector<std::vector<std::uint32_t>> up(static_cast<std::size_t>(chunks), std::vector<std::uint32_t>(n));
+  auto down = up;
+  for (int c = 0; c < chunks; ++c) {
+    for (std::size_t i : deepest_first) {
+      if (parent[i] < 0) continue;
+      Transfer t = send(in, m[i], m[static_cast<std::size_t>(parent[i])], chunk, in.tuning.tree_efficiency);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (parent[k] == static_cast<int>(i)) t.after.push_back(up[static_cast<std::size_t>(c)][k]);
+      }
+      t.lane = up_lane[i];
+      up[static_cast<std::size_t>(c)][i] = plan.add(std::move(t));
+    }
+  }
+  for (int c = 0; c < chunks; ++c) {
+    for (auto it = deepest_first.rbegin(); it != deepest_first.rend(); ++it) {
+      const std::size_t i = *it;
+      if (parent[i] < 0) continue;
+      const auto p = static_cast<std::size_t>(parent[i]);
+      Transfer t = send(in, m[p], m[i], chunk, in.tuning.tree_efficiency);
+      if (parent[p] < 0) {
+        // The root has the full sum of chunk c once all its children's reductions are in.
+        for (std::size_t k = 0; k < n; ++k) {
+          if (parent[k] == static_cast<int>(p)) t.after.push_back(up[static_cast<std::size_t>(c)][k]);
+        }
+      } else {
+        t.after.push_back(down[static_cast<std::size_t>(c)][p]);
+      }
+      t.lane = down_lane[i];
+      down[static_cast<std::size_t>(c)][i] = plan.add(std::move(t));
+    }
+  }
+}
+
+}  // namespace
+
+TransferPlan plan_tree(const PlanInputs& in) {
+  if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
+  const GroupShape shape = shape_of(in.request.members, in.topology);
+  TransferPlan plan;
+  for (bool mirrored : {false, true}) {
+    add_tree(in, tree_parents(shape, in.request.members, mirrored), in.request.bytes / 2.0, plan);
+  }
+  return plan;
+}
+
+TransferPlan plan_halving_doubling(const PlanInputs& in) {
+  const auto& m = in.request.members;
+  const std::size_t n = m.size();
+  const CollectiveOp op = in.request.op;
+  if (!std::has_single_bit(n)) throw std::invalid_argument("halving_doubling collective needs a power-of-two group");
+  const bool halve = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter;
+  const bool double_up = op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
+  if (!halve && !double_up) unsupported("halving_doubling", op);
+  TransferPlan plan;
+  // last[r]: the transfer that last arrived at rank r.
+  std::vector<std::int64_t> last(n, -1);
+  auto step = [&](std::size_t distance, double bytes) {
+    std::vector<std::int64_t> next(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::size_t partner = r ^ distance;
+      Transfer t = send(in, m[r], m[partner], bytes);
+      if (last[r] >= 0) t.after.push_back(static_cast<std::uint32_t>(last[r]));
+      next[partner] = plan.add(std::move(t));
+    }
+    last = next;
+  };
+  const int levels = std::countr_zero(n);
+  const double total = in.request.bytes;
+  if (halve) {
+    for (int k = 0; k < levels; ++k) step(n >> (k + 1), total / static_cast<double>(std::size_t{2} << k));
+  }
+  if (double_up) {
+    for (int k = 0; k < levels; ++k) step(std::size_t{1} << k, total / static_cast<double>(n) * (1 << k));
+  }
+  return plan;
+}
+
+TransferPlan plan_direct(const PlanInputs& in) {
+  const auto& m = in.request.members;
+  const std::size_t n = m.size();
+  const double share = in.request.bytes / static_cast<double>(n);
+  TransferPlan plan;
+  auto all_pairs = [&](double bytes, const std::vector<std::vector<std::uint32_t>>* before) {
+    std::vector<std::vector<std::uint32_t>> into(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      for (std::size_t s = 0; s < n; ++s) {
+        if (r == s) continue;
+        Transfer t = send(in, m[r], m[s], bytes);
+        if (before) t.after = (*before)[r];
+        into[s].push_back(plan.add(std::move(t)));
+      }
+    }
+    return into;
+  };
+  switch (in.request.op) {
+    case CollectiveOp::all_to_all:
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter: all_pairs(share, nullptr); break;
+    case CollectiveOp::all_reduce: {
+      const auto reduced = all_pairs(share, nullptr);
+      all_pairs(share, &reduced);
+      break;
+    }
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce: return plan_master(in);
+  }
+  return plan;
+}
+
+TransferPlan plan_master(const PlanInputs& in) {
+  const auto& m = in.request.members;
+  const double bytes = in.request.bytes;
+  const double share = bytes / static_cast<double>(m.size());
+  TransferPlan plan;
+  auto to_root = [&](double b) {
+    std::vector<std::uint32_t> ids;
+    for (std::size_t r = 1; r < m.size(); ++r) ids.push_back(plan.add(send(in, m[r], m[0], b)));
+    return ids;
+  };
+  auto from_root = [&](double b, const std::vector<std::uint32_t>& after) {
+    for (std::size_t r = 1; r < m.size(); ++r) {
+      Transfer t = send(in, m[0], m[r], b);
+      t.after = after;
+      plan.add(std::move(t));
+    }
+  };
+  switch (in.request.op) {
+    case CollectiveOp::broadcast: from_root(bytes, {}); break;
+    case CollectiveOp::reduce: to_root(bytes); break;
+    case CollectiveOp::all_reduce: from_root(bytes, to_root(bytes)); break;
+    case CollectiveOp::reduce_scatter: from_root(share, {}); break;
+    case CollectiveOp::all_gather: to_root(share); break;
+    case CollectiveOp::all_to_all: unsupported("master", in.request.op);
+  }
+  return plan;
+}
+
+TransferPlan plan_in_switch(const std::vector<EndpointId>& members, EndpointId reduction_switch, double up_bytes,
+                            double down_bytes, const InSwitchTuning& tuning) {
+  // At least two chunks, so the down phase of the first overlaps the up phase
+  // of the second, as NVLS overlaps its reduce and multicast; at most 1024.
+  const int chunks = static_cast<int>(std::clamp(std::ceil(up_bytes / tuning.chunk_bytes), 2.0, 1024.0));
+  TransferPlan plan;
+  std::vector<int> up_lane, down_lane;
+  for (std::size_t r = 0; r < members.size(); ++r)
+    up_lane.push_back(plan.new_lane()), down_lane.push_back(plan.new_lane());
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<std::uint32_t> ups;
+    for (std::size_t r = 0; r < members.size(); ++r) {
+      ups.push_back(
+          plan.add(Transfer{members[r], reduction_switch, up_bytes / chunks / tuning.efficiency, {}, up_lane[r], 0}));
+    }
+    for (std::size_t r = 0; r < members.size(); ++r) {
+      plan.add(Transfer{reduction_switch, members[r], down_bytes / chunks / tuning.efficiency, ups, down_lane[r],
+                        tuning.step_latency});
+    }
+  }
+  return plan;
+}
+
+}  // namespace simctl

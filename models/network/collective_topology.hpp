@@ -1,0 +1,39 @@
+#pragma once
+// What the collective tuner needs to know about the machine, beyond routes:
+// which node each GPU sits in, whether an NVSwitch can reduce in the switch,
+// whether the fabric can (SHARP), and the per-GPU rates inside and between
+// nodes. Filled from a System by system_collective_topology.hpp; a runner
+// without it runs the ring (it cannot tell an NVSwitch from a PCIe tree).
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "models/network/path.hpp"
+
+namespace simctl {
+
+struct MemberPlace {
+  int node = 0;
+  std::optional<EndpointId> nvswitch;  // the switch its NVLinks reach, if any
+};
+
+struct CollectiveTopology {
+  std::map<EndpointId, MemberPlace> places;
+  bool nvls = false;               // NVSwitches reduce and multicast (NVLink4 and later)
+  bool sharp = false;              // network switches reduce (InfiniBand SHARP)
+  double intra_bytes_per_s = 0.0;  // one GPU's effective rate into its node's fabric
+  double inter_bytes_per_s = 0.0;  // one GPU's effective share of its NIC
+  TimePs intra_hop_latency = 0;
+  TimePs inter_path_latency = 0;
+  // The switch that reduces for a group of GPUs in different nodes (SHARP):
+  // the one nearest to all of them. Empty when the fabric has none.
+  std::function<std::optional<EndpointId>(const std::vector<EndpointId>&)> reduction_switch;
+
+  const MemberPlace* place(EndpointId gpu) const {
+    auto it = places.find(gpu);
+    return it == places.end() ? nullptr : &it->second;
+  }
+};
+
+}  // namespace simctl

@@ -1,0 +1,21 @@
+#pragma once
+// The ring's fast path: instead of steps x chunks sends per rank, one steady
+// flow per ring edge carries everything that edge would carry, and the
+// pipeline's latency is added in closed form when it drains. Where nothing
+// else contends, the step-by-step ring keeps every link busy from its first
+// send to its last, so its time is the same total bytes at the same rate plus
+// the fill and drain of the pipeline (derived in ring_fast.cpp); tests check
+// the two agree. Contention from other traffic is still shared max-min, but
+// at the flow's average rather than step by step.
+#include <functional>
+
+#include "models/network/ring_plan.hpp"
+#include "models/network/ring_run.hpp"
+
+namespace simctl {
+
+// Ring ops only (all_reduce, all_gather, reduce_scatter); throws
+// std::invalid_argument for a chain (broadcast/reduce).
+void run_ring_fast(const RingContext& context, const RingPlan& plan, std::function<void()> on_done);
+
+}  // namespace simctl

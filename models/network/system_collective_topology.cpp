@@ -1,0 +1,75 @@
+#include "models/network/system_collective_topology.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace simctl {
+
+namespace {
+
+bool nvls_capable(LinkKind kind) { return kind == LinkKind::nvlink4 || kind == LinkKind::nvlink5; }
+
+// The first link of the route from `gpu` to `to`: the GPU's own port.
+const LinkSpec* first_hop(const System& system, EndpointId gpu, EndpointId to) {
+  const Path& path = system.route(gpu, to);
+  return path.links.empty() ? nullptr : &system.link_spec(path.links.front());
+}
+
+void add_rates(const System& system, CollectiveTopology& t) {
+  for (EndpointId gpu : system.gpus()) {
+    const MemberPlace& place = t.places.at(gpu);
+    if (place.nvswitch) {
+      const LinkSpec* port = first_hop(system, gpu, *place.nvswitch);
+      if (port) {
+        t.intra_bytes_per_s = port->effective().bytes_per_s;
+        t.intra_hop_latency = port->latency;
+        t.nvls = nvls_capable(port->kind);
+      }
+    }
+    const auto nic = system.nearest(gpu, PartKind::nic);
+    if (nic && system.reachable(gpu, *nic)) {
+      // The NIC's slowest link is its port to the fabric or its PCIe side.
+      double slowest = std::numeric_limits<double>::infinity();
+      for (LinkId l : system.route(gpu, *nic).links)
+        slowest = std::min(slowest, system.link_capacities()[l].bytes_per_s);
+      t.inter_bytes_per_s = slowest;
+    }
+    break;  // GPUs of a system share one node template in the configs simctl ships
+  }
+}
+
+}  // namespace
+
+CollectiveTopology describe_collective_topology(const System& system, bool sharp_enabled) {
+  CollectiveTopology t;
+  for (EndpointId gpu : system.gpus()) {
+    MemberPlace place;
+    place.node = system.part(gpu).node;
+    place.nvswitch = system.nearest(gpu, PartKind::nvswitch);
+    t.places[gpu] = place;
+  }
+  add_rates(system, t);
+  const std::vector<EndpointId> switches = system.parts_of_kind(PartKind::network_switch);
+  t.sharp = sharp_enabled && !switches.empty();
+  if (t.sharp) {
+    // The switch fewest hops from the farthest member; ties: lowest id.
+    t.reduction_switch = [&system, switches](const std::vector<EndpointId>& gpus) -> std::optional<EndpointId> {
+      std::optional<EndpointId> best;
+      std::size_t best_hops = std::numeric_limits<std::size_t>::max();
+      for (EndpointId s : switches) {
+        std::size_t worst = 0;
+        for (EndpointId g : gpus) {
+          if (!system.reachable(g, s))
+            worst = std::numeric_limits<std::size_t>::max();
+          else
+            worst = std::max(worst, system.route(g, s).links.size());
+        }
+        if (worst < best_hops) best_hops = worst, best = s;
+      }
+      return best;
+    };
+  }
+  return t;
+}
+
+}  // namespace simctl
