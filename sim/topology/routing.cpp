@@ -1,103 +1,133 @@
 #include "sim/topology/routing.hpp"
 
 #include <algorithm>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/filtered_graph.hpp>
 #include <stdexcept>
+
+#include "sim/topology/ecmp.hpp"
 
 namespace simctl {
 namespace {
 
-// Keeps the vertices a route may pass through, plus the source itself (a GPU
-// may start a route even though it may not forward one).
-struct ForwardingOrSource {
-  const SystemGraph* graph = nullptr;
-  EndpointId source = 0;
-  bool operator()(SystemGraph::vertex_descriptor v) const { return v == source || can_transit((*graph)[v].kind); }
-};
+EndpointId other_end(const Cable& cable, EndpointId v) { return cable.a == v ? cable.b : cable.a; }
 
-class TreeRecorder : public boost::default_bfs_visitor {
+// Dial's algorithm: costs are small integers, so a list per cost replaces a
+// heap, and within one cost vertices are expanded in the order reached,
+// which keeps ties in declaration order (plain BFS when no CPU is crossed).
+class TreeBuilder {
  public:
-  explicit TreeRecorder(RouteTree* tree) : tree_(tree) {}
-  template <class Edge, class Graph>
-  void tree_edge(Edge e, const Graph& g) const {
-    const auto from = boost::source(e, g);
-    const auto to = boost::target(e, g);
-    tree_->hops[to] = tree_->hops[from] + 1;
-    tree_->via[to] = e;
+  TreeBuilder(const SystemGraph& graph, EndpointId root)
+      : graph_(graph),
+        root_(root),
+        tree_{std::vector<std::int32_t>(boost::num_vertices(graph), RouteTree::kUnreachable),
+              std::vector<std::uint32_t>(boost::num_vertices(graph), RouteTree::kNoCable)} {}
+
+  RouteTree build() {
+    reach(root_, 0, RouteTree::kNoCable);
+    for (std::size_t cost = 0; cost < buckets_.size(); ++cost) {
+      for (std::size_t i = 0; i < buckets_[cost].size(); ++i) {
+        const EndpointId v = buckets_[cost][i];
+        if (tree_.cost[v] == static_cast<std::int32_t>(cost)) expand(v);  // else a stale entry
+      }
+    }
+    attach_endpoints();
+    return std::move(tree_);
   }
 
  private:
-  RouteTree* tree_;
-};
+  // The root may start a route even when it cannot forward one (a GPU).
+  bool may_forward(EndpointId v) const { return v == root_ || can_transit(graph_[v].kind); }
+  int step_from(EndpointId v) const { return 1 + (v == root_ ? 0 : transit_penalty(graph_[v])); }
 
-// A vertex that cannot forward was left out of the search; it is reached
-// through its nearest reached neighbour (first declared cable on ties).
-void attach_endpoint(const SystemGraph& graph, RouteTree& tree, EndpointId v, EndpointId source) {
-  for (const auto& e : boost::make_iterator_range(boost::out_edges(v, graph))) {
-    const auto n = boost::target(e, graph);
-    const bool may_precede = n == source || can_transit(graph[n].kind);
-    if (!may_precede || tree.hops[n] == RouteTree::kUnreachable) continue;
-    const int hops = tree.hops[n] + 1;
-    if (tree.hops[v] == RouteTree::kUnreachable || hops < tree.hops[v]) {
-      tree.hops[v] = hops;
-      tree.via[v] = e;
+  void reach(EndpointId v, std::int32_t cost, std::uint32_t cable) {
+    tree_.cost[v] = cost;
+    tree_.via[v] = cable;
+    if (buckets_.size() <= static_cast<std::size_t>(cost)) buckets_.resize(cost + 1);
+    buckets_[cost].push_back(v);
+  }
+
+  void expand(EndpointId v) {
+    const std::int32_t cost = tree_.cost[v] + step_from(v);
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(v, graph_))) {
+      const auto n = static_cast<EndpointId>(boost::target(e, graph_));
+      if (!may_forward(n)) continue;  // endpoints are attached after the search
+      if (tree_.cost[n] == RouteTree::kUnreachable || cost < tree_.cost[n]) reach(n, cost, graph_[e].index);
     }
   }
-}
 
-EndpointId other_end(const SystemGraph& graph, const CableEdge& e, EndpointId v) {
-  const auto s = boost::source(e, graph);
-  return s == v ? static_cast<EndpointId>(boost::target(e, graph)) : static_cast<EndpointId>(s);
+  // A vertex that cannot forward is reached through its cheapest reached
+  // neighbour (first declared cable on ties); attached only after the
+  // search, and only to forwarders or the root, so that one endpoint never
+  // becomes another's way in.
+  void attach_endpoints() {
+    for (EndpointId v = 0; v < tree_.cost.size(); ++v) {
+      if (may_forward(v)) continue;
+      for (const auto& e : boost::make_iterator_range(boost::out_edges(v, graph_))) {
+        const auto n = static_cast<EndpointId>(boost::target(e, graph_));
+        if (!may_forward(n) || tree_.cost[n] == RouteTree::kUnreachable) continue;
+        const std::int32_t cost = tree_.cost[n] + step_from(n);
+        if (tree_.cost[v] == RouteTree::kUnreachable || cost < tree_.cost[v]) {
+          tree_.cost[v] = cost;
+          tree_.via[v] = graph_[e].index;
+        }
+      }
+    }
+  }
+
+  const SystemGraph& graph_;
+  EndpointId root_;
+  RouteTree tree_;
+  std::vector<std::vector<EndpointId>> buckets_;
+};
+
+std::invalid_argument no_route(const SystemGraph& graph, EndpointId from, EndpointId to) {
+  return std::invalid_argument("no route from '" + graph[from].name + "' to '" + graph[to].name + "'");
 }
 
 }  // namespace
 
-RouteTree build_route_tree(const SystemGraph& graph, EndpointId source) {
-  const auto n = boost::num_vertices(graph);
-  RouteTree tree{std::vector<int>(n, RouteTree::kUnreachable), std::vector<std::optional<CableEdge>>(n)};
-  tree.hops[source] = 0;
-  boost::filtered_graph<SystemGraph, boost::keep_all, ForwardingOrSource> view(graph, boost::keep_all{},
-                                                                               ForwardingOrSource{&graph, source});
-  boost::breadth_first_search(view, source, boost::visitor(TreeRecorder(&tree)));
-  std::vector<EndpointId> left_out;
-  for (EndpointId v = 0; v < n; ++v) {
-    if (v != source && !can_transit(graph[v].kind)) left_out.push_back(v);
-  }
-  // Attached after the search, and only to forwarders or the source, so
-  // that one endpoint never becomes another's way in.
-  for (EndpointId v : left_out) attach_endpoint(graph, tree, v, source);
-  return tree;
-}
+int transit_penalty(const Part& v) { return v.kind == PartKind::cpu_socket ? kCpuTransitPenalty : 0; }
 
-const RouteTree& RouteCache::tree(const SystemGraph& graph, EndpointId source) {
-  auto it = trees_.find(source);
-  if (it == trees_.end()) it = trees_.emplace(source, build_route_tree(graph, source)).first;
+RouteTree build_route_tree(const SystemGraph& graph, EndpointId root) { return TreeBuilder(graph, root).build(); }
+
+const RouteTree& RouteCache::tree(const SystemGraph& graph, EndpointId root) {
+  auto it = trees_.find(root);
+  if (it == trees_.end()) it = trees_.emplace(root, build_route_tree(graph, root)).first;
   return it->second;
 }
 
 bool RouteCache::reachable(const SystemGraph& graph, EndpointId from, EndpointId to) {
-  return tree(graph, from).hops.at(to) != RouteTree::kUnreachable;
+  return tree(graph, from).cost.at(to) != RouteTree::kUnreachable;
 }
 
-const Path& RouteCache::route(const SystemGraph& graph, EndpointId from, EndpointId to) {
+const Path& RouteCache::route(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
+                              EndpointId to) {
   const auto key = std::make_pair(from, to);
   if (auto it = paths_.find(key); it != paths_.end()) return it->second;
   const RouteTree& t = tree(graph, from);
-  if (t.hops.at(to) == RouteTree::kUnreachable) {
-    throw std::invalid_argument("no route from '" + graph[from].name + "' to '" + graph[to].name + "'");
-  }
+  if (t.cost.at(to) == RouteTree::kUnreachable) throw no_route(graph, from, to);
   Path path;
   for (EndpointId v = to; v != from;) {
-    const CableEdge& e = *t.via[v];
-    const Cable& cable = graph[e];
-    const EndpointId prev = other_end(graph, e, v);
+    const Cable& cable = cables[t.via[v]];
+    const EndpointId prev = other_end(cable, v);
     path.links.push_back(link_leaving(cable, prev));
     path.latency += cable.spec.latency;
     v = prev;
   }
   std::reverse(path.links.begin(), path.links.end());
   return paths_.emplace(key, std::move(path)).first->second;
+}
+
+const Path& RouteCache::route_flow(const SystemGraph& graph, EndpointId from, EndpointId to, std::uint64_t flow_key) {
+  // Costs *to* `to`: the tree rooted there, shared by every source that
+  // sends to it (a ring's receivers are its senders, so no extra trees).
+  const RouteTree& t = tree(graph, to);
+  if (t.cost.at(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
+  Path path = ecmp_path(graph, t, from, to, flow_key);
+  std::deque<Path>& seen = ecmp_paths_[std::make_pair(from, to)];
+  for (const Path& p : seen) {
+    if (p.links == path.links) return p;
+  }
+  return seen.emplace_back(std::move(path));
 }
 
 }  // namespace simctl

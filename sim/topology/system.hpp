@@ -53,13 +53,20 @@ class System final : public Router {
   // link, indexed by LinkId: what the flow network shares among flows.
   std::vector<Bandwidth> link_capacities() const;
 
-  // Shortest route by hop count (see routing.hpp); cached, so the reference
+  // Least-cost route (hops, plus a penalty for crossing a CPU socket; see
+  // routing.hpp), the first declared among equals; cached, so the reference
   // stays valid for the System's lifetime. from == to gives an empty path.
   // Throws std::invalid_argument when no route exists.
   const Path& route(EndpointId from, EndpointId to) const override;
+  // ECMP: one of the least-cost routes, chosen per part on the way by a hash
+  // of `flow_key` (see routing.hpp). The reference stays valid likewise.
+  const Path& route(EndpointId from, EndpointId to, std::uint64_t flow_key) const override;
+  // Every neighbour of `at` on a least-cost route to `to`, with the cable
+  // to it: what ECMP chooses among there. Empty at `to` or when unreachable.
+  std::vector<std::pair<EndpointId, std::uint32_t>> next_hops(EndpointId at, EndpointId to) const;
   bool reachable(EndpointId from, EndpointId to) const;
-  // The part of `kind` fewest hops from `from` (ties: lowest id); none when
-  // no such part is reachable. E.g. a GPU's host memory or its NIC.
+  // The part of `kind` cheapest to reach from `from` (ties: lowest id); none
+  // when no such part is reachable. E.g. a GPU's host memory or its NIC.
   std::optional<EndpointId> nearest(EndpointId from, PartKind kind) const;
 
  private:

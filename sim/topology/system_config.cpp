@@ -3,6 +3,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/topology/fabric_spec.hpp"
+#include "sim/topology/fat_tree.hpp"
 #include "sim/topology/system_checks.hpp"
 #include "sim/topology/system_decls.hpp"
 
@@ -152,15 +154,54 @@ void add_system_links(Build& b, const ConfigNode& links, const LinkKindTable& li
   }
 }
 
+// Each node's NICs that join the fabric, in rail order.
+std::vector<std::vector<EndpointId>> fabric_nics(const Build& b, const FabricSpec& spec) {
+  const ConfigNode at = spec.where.optional_child("nics").value_or(spec.where);
+  if (b.nodes.empty()) at.fail("a fabric joins nodes, and the system has none; list them under 'nodes'");
+  std::vector<std::vector<EndpointId>> out;
+  for (std::size_t n = 0; n < b.nodes.size(); ++n) {
+    const TemplateDecl& tmpl = *b.nodes[n].tmpl;
+    const GroupDecl* group = find_group(tmpl.groups, spec.nics.group);
+    const std::string where = "node " + std::to_string(n) + " (template '" + tmpl.name + "')";
+    if (group == nullptr)
+      at.fail(where + " has no part '" + spec.nics.group + "'; its parts are " + group_names(tmpl.groups));
+    if (group->kind != PartKind::nic) {
+      at.fail("the fabric joins NICs, but '" + group->name + "' in " + where + " is a " +
+              std::string(to_string(group->kind)) + "; name a group of kind nic");
+    }
+    if (!select_indices(spec.nics.indices, group->count)) {
+      at.fail("'" + spec.nics.text + "' is out of range; " + where + " has " +
+              describe_group(group->name, group->count));
+    }
+    out.push_back(select_checked(b.nodes[n].parts, spec.nics));
+  }
+  return out;
+}
+
+void add_fabric(Build& b, const ConfigNode& node, const DeviceCatalogue& catalogue, const LinkKindTable& link_kinds) {
+  const FabricSpec spec = parse_fabric(node, link_kinds);
+  const auto nics = fabric_nics(b, spec);
+  const std::function<Bandwidth(EndpointId)> nic_rate = [&](EndpointId nic) {
+    const NicSpec* model = catalogue.find_nic(b.system.part(nic).model);
+    return model ? model->port_bandwidth : spec.link.bandwidth;
+  };
+  try {
+    build_fat_tree(b.system, spec, nics, nic_rate);
+  } catch (const FabricError& e) {
+    spec.where.optional_child(e.field).value_or(spec.where).fail(e.what());
+  }
+}
+
 }  // namespace
 
 System load_system(const ConfigNode& system_node, const DeviceCatalogue& catalogue, const LinkKindTable& link_kinds) {
-  system_node.expect_keys({"name", "node_templates", "nodes", "parts", "links"});
+  system_node.expect_keys({"name", "node_templates", "nodes", "fabric", "parts", "links"});
   Build b{System(system_node.string("name")), {}, {}, {}, {}};
   std::vector<TemplateDecl> templates;
   if (auto node = system_node.optional_child("node_templates"))
     templates = parse_templates(*node, catalogue, link_kinds);
   if (auto node = system_node.optional_child("nodes")) add_nodes(b, *node, templates);
+  if (auto node = system_node.optional_child("fabric")) add_fabric(b, *node, catalogue, link_kinds);
   if (auto node = system_node.optional_child("parts")) add_system_parts(b, *node, catalogue);
   if (auto node = system_node.optional_child("links")) add_system_links(b, *node, link_kinds);
   check_gpus_connected(b.system, b.gpu_decls, system_node);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/topology/catalogue_models.hpp"
+#include "sim/topology/template_import.hpp"
 
 namespace simctl {
 namespace {
@@ -117,9 +118,10 @@ void check_local_end(const ConfigNode& at, const PartSelector& sel, const Templa
   }
 }
 
-TemplateDecl parse_template(const std::string& name, const ConfigNode& node, const DeviceCatalogue& catalogue,
+TemplateDecl parse_template(const std::string& name, const ConfigNode& declared, const DeviceCatalogue& catalogue,
                             const LinkKindTable& link_kinds) {
-  check_identifier(name, node, "template");
+  check_identifier(name, declared, "template");
+  const ConfigNode node = resolve_template(name, declared);
   node.expect_keys({"parts", "links"});
   TemplateDecl tmpl{name, parse_groups(node.child("parts"), catalogue), {}, node};
   if (auto links = node.optional_child("links")) tmpl.links = parse_links(*links, link_kinds);

@@ -201,3 +201,56 @@ TEST_CASE("bad system-level selectors name the nodes and parts", "[topology][bad
   CHECK_THAT(error_for(R"({between: ["node[*].nic", "leaf["], kind: infiniband_ndr})"),
              Catch::StartsWith("s.yaml:16:33: error: field 'system.links[0].between[1]'"));
 }
+
+TEST_CASE("a fabric oversubscription below 1 is refused", "[topology][bad_config][fabric]") {
+  check_bad_input({"fabric_undersubscribed.yaml",
+                   18,
+                   "0.5",
+                   "system.fabric.oversubscription",
+                   {"must be at least 1", "2 = 2:1", "got 0.5"}});
+}
+
+TEST_CASE("a fabric radix too small for the nodes says how many leaves it needs", "[topology][bad_config][fabric]") {
+  check_bad_input({"fabric_radix_too_small.yaml",
+                   14,
+                   "8, link",
+                   "system.fabric.radix",
+                   {"radix 8 is too small for 40 NICs", "at most 8 leaves", "need 10 leaves", "add a tier"}});
+}
+
+TEST_CASE("a fabric with an unsupported tier count lists the valid ones", "[topology][bad_config][fabric]") {
+  check_bad_input({"fabric_tiers.yaml", 14, "4, radix", "system.fabric.tiers", {"1, 2 or 3 tiers", "got 4"}});
+}
+
+TEST_CASE("a fabric joins NICs only", "[topology][bad_config][fabric]") {
+  check_bad_input({"fabric_not_nics.yaml",
+                   14,
+                   "\"gpu[*]\"",
+                   "system.fabric.nics",
+                   {"the fabric joins NICs", "'gpu' in node 0 (template 'box') is a gpu"}});
+}
+
+TEST_CASE("rails on a one-switch fabric are refused", "[topology][bad_config][fabric]") {
+  check_bad_input({"fabric_rails_one_tier.yaml", 14, "true", "system.fabric.rail_optimised", {"set tiers: 2"}});
+}
+
+TEST_CASE("switches cabled in a loop no GPU reaches are named when the system falls apart",
+          "[topology][bad_config][fabric]") {
+  // Loops are legal (every fat tree has them; routes are least-cost, so they
+  // never circle). What leaves GPUs without a route is the missing cable from
+  // the leaves to that loop of spines: the message names both.
+  check_bad_input({"switch_loop_no_route.yaml",
+                   7,
+                   "{kind: gpu",
+                   "system.node_templates.box.parts.gpu",
+                   {"GPU 'node0.gpu' has no path to any other GPU", "'spine0', 'spine1', 'spine2'",
+                    "in a loop among themselves that no GPU reaches"}});
+}
+
+TEST_CASE("importing a template from a missing file names the path", "[topology][bad_config][fabric]") {
+  check_bad_input({"import_missing.yaml",
+                   4,
+                   "no_such_system.yaml",
+                   "system.node_templates.dgx_h100.import",
+                   {"no system file", "no_such_system.yaml", "relative to"}});
+}

@@ -1,0 +1,34 @@
+#pragma once
+// The `fabric:` section of a system config: a network between nodes given
+// as a few numbers and generated into switches and cables (fat_tree.hpp).
+//
+//   fabric:
+//     kind: fat_tree            # the only kind so far
+//     tiers: 2                  # 1 (one switch), 2 (leaf-spine) or 3 (leaf-spine-core)
+//     radix: 64                 # ports per switch (Quantum-2 NDR: 64)
+//     oversubscription: 1       # leaf downlink : uplink bandwidth, >= 1 (default 1)
+//     rail_optimised: true      # NIC i of every node on the leaves of rail i (default false)
+//     link: infiniband_ndr      # link kind of every fabric cable
+//     bandwidth: 400 Gb/s       # optional override, per direction
+//     latency: 300 ns           # optional override, per hop
+//     nics: "nic[*]"            # which parts of each node join the fabric (default "nic")
+#include "models/network/link_kinds.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/topology/part_selector.hpp"
+
+namespace simctl {
+
+struct FabricSpec {
+  int tiers;
+  int radix;
+  double oversubscription;
+  bool rail_optimised;
+  LinkSpec link;
+  PartSelector nics;
+  ConfigNode where;  // the `fabric:` mapping, for errors found while generating
+};
+
+// Checks every field (ConfigError at the field on any bad value).
+FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds);
+
+}  // namespace simctl

@@ -1,0 +1,285 @@
+// The fat-tree generator and routing over it: the shipped DGX H100 clusters,
+// rails, oversubscription, three tiers, mixed nodes.
+#include "sim/topology/fat_tree.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+
+#include "tests/topology/topology_test_support.hpp"
+
+using namespace simctl;
+
+namespace {
+
+const System& cluster(int nodes) {
+  static const System x4 = test::system_from_file("configs/systems/dgx_h100_x4_ndr.yaml");  // read-only
+  static const System x32 = test::system_from_file("configs/systems/dgx_h100_x32_ndr.yaml");
+  static const System x128 = test::system_from_file("configs/systems/dgx_h100_x128_ndr.yaml");
+  return nodes == 4 ? x4 : nodes == 32 ? x32 : x128;
+}
+
+EndpointId id(const System& s, const std::string& name) {
+  auto found = s.find(name);
+  REQUIRE(found);
+  return *found;
+}
+
+std::vector<EndpointId> parts_on(const System& s, const Path& p) {
+  std::vector<EndpointId> out{s.link_source(p.links.front())};
+  for (LinkId l : p.links) out.push_back(s.link_target(l));
+  return out;
+}
+
+std::size_t count_group(const System& s, const std::string& group) {
+  std::size_t n = 0;
+  for (EndpointId v : s.parts_of_kind(PartKind::network_switch)) n += s.part(v).group == group ? 1 : 0;
+  return n;
+}
+
+// The switches cabled to `v`, by group ("leaf", "spine").
+std::vector<EndpointId> neighbours_in(const System& s, EndpointId v, const std::string& group) {
+  std::vector<EndpointId> out;
+  for (std::uint32_t c = 0; c < s.num_cables(); ++c) {
+    const Cable& cable = s.cable(c);
+    const EndpointId other = cable.a == v ? cable.b : cable.b == v ? cable.a : v;
+    if (other != v && s.part(other).group == group) out.push_back(other);
+  }
+  return out;
+}
+
+Bandwidth total_to(const System& s, EndpointId v, PartKind kind, const std::string& group = "") {
+  Bandwidth sum{};
+  for (std::uint32_t c = 0; c < s.num_cables(); ++c) {
+    const Cable& cable = s.cable(c);
+    if (cable.a != v && cable.b != v) continue;
+    const Part& other = s.part(cable.a == v ? cable.b : cable.a);
+    if (other.kind == kind && (group.empty() || other.group == group))
+      sum.bytes_per_s += cable.spec.bandwidth.bytes_per_s;
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped DGX H100 clusters load with their GPUs and switches", "[topology][fabric]") {
+  // 8 rails; 64-port leaves give 32 ports to NICs, so a rail of n nodes
+  // needs ceil(n/32) leaves, each with as many uplinks as NICs.
+  struct Expect {
+    int nodes;
+    std::size_t leaves, spines;
+  };
+  for (const Expect e : {Expect{4, 8, 4}, Expect{32, 8, 32}, Expect{128, 32, 32}}) {
+    INFO(e.nodes << " nodes");
+    const System& s = cluster(e.nodes);
+    CHECK(s.gpus().size() == static_cast<std::size_t>(8 * e.nodes));
+    CHECK(s.num_nodes() == e.nodes);
+    CHECK(count_group(s, "leaf") == e.leaves);
+    CHECK(count_group(s, "spine") == e.spines);
+    CHECK(count_group(s, "core") == 0);
+    CHECK(s.part(s.gpus().back()).name == "node" + std::to_string(e.nodes - 1) + ".gpu7");
+  }
+}
+
+TEST_CASE("rail-optimised: every leaf holds one rail and same-rail traffic stays at the leaf", "[topology][fabric]") {
+  const System& s = cluster(32);
+  for (EndpointId leaf : s.parts_of_kind(PartKind::network_switch)) {
+    if (s.part(leaf).group != "leaf") continue;
+    std::set<int> rails;
+    for (std::uint32_t c = 0; c < s.num_cables(); ++c) {
+      const Cable& cable = s.cable(c);
+      if (cable.b == leaf && s.part(cable.a).kind == PartKind::nic) rails.insert(s.part(cable.a).index);
+    }
+    CHECK(rails.size() == 1);
+  }
+  const Path& p = s.route(id(s, "node0.gpu3"), id(s, "node31.gpu3"));
+  std::vector<std::string> names;
+  for (EndpointId v : parts_on(s, p)) names.push_back(s.part(v).name);
+  REQUIRE(names.size() == 7);
+  CHECK(names[1] == "node0.pcie_switch3");
+  CHECK(names[2] == "node0.nic3");
+  CHECK(s.part(id(s, names[3])).group == "leaf");
+  CHECK(names[4] == "node31.nic3");
+  CHECK(names[6] == "node31.gpu3");
+}
+
+TEST_CASE("cross-rail traffic climbs to a spine and never crosses a CPU socket", "[topology][fabric]") {
+  const System& s = cluster(4);
+  for (int src = 0; src < 8; ++src) {
+    for (int dst = 0; dst < 8; ++dst) {
+      const auto a = id(s, "node0.gpu" + std::to_string(src));
+      const auto b = id(s, "node2.gpu" + std::to_string(dst));
+      const auto parts = parts_on(s, s.route(a, b));
+      int spines = 0, cpus = 0;
+      for (EndpointId v : parts) {
+        spines += s.part(v).group == "spine" ? 1 : 0;
+        cpus += s.part(v).kind == PartKind::cpu_socket ? 1 : 0;
+      }
+      INFO("gpu" << src << " -> node2.gpu" << dst);
+      CHECK(cpus == 0);
+      CHECK(spines == (src == dst ? 0 : 1));
+      CHECK(s.part(parts[2]).name == "node0.nic" + std::to_string(src));  // out through its own NIC
+    }
+  }
+}
+
+TEST_CASE("ECMP spreads flows over the spines deterministically with collisions", "[topology][fabric][ecmp]") {
+  const System& s = cluster(4);  // rail leaves have 4 uplinks each: 4 equal-cost spines
+  const auto a = id(s, "node0.gpu0");
+  const auto b = id(s, "node3.gpu5");
+  const Path& fixed = s.route(a, b);
+  std::map<EndpointId, int> flows_per_spine;
+  for (std::uint64_t key = 0; key < 64; ++key) {
+    const Path& p = s.route(a, b, key);
+    CHECK(&s.route(a, b, key) == &p);  // same key, same path (and the same cached object)
+    CHECK(p.links.size() == fixed.links.size());
+    CHECK(p.latency == fixed.latency);
+    for (EndpointId v : parts_on(s, p)) {
+      if (s.part(v).group == "spine") ++flows_per_spine[v];
+    }
+  }
+  CHECK(flows_per_spine.size() == 4);  // every spine carries some flow
+  int total = 0;
+  for (const auto& [spine, flows] : flows_per_spine) total += flows;
+  CHECK(total == 64);
+  // Some pair of the first five keys must share a spine (4 spines).
+  std::set<EndpointId> first_five;
+  for (std::uint64_t key = 0; key < 5; ++key) {
+    for (EndpointId v : parts_on(s, s.route(a, b, key))) {
+      if (s.part(v).group == "spine") first_five.insert(v);
+    }
+  }
+  CHECK(first_five.size() < 5);
+  // The leaf's choices are exactly its 4 uplinks.
+  const auto leaf = parts_on(s, fixed)[3];
+  CHECK(s.next_hops(leaf, b).size() == 4);
+  CHECK(s.route(a, a, 7).links.empty());
+}
+
+TEST_CASE("oversubscription divides leaf uplink bandwidth by the ratio", "[topology][fabric]") {
+  const System full = test::system_from_file("configs/systems/dgx_h100_x128_ndr.yaml");
+  const System half = test::system_from_file("configs/systems/dgx_h100_x128_ndr_2to1.yaml");
+  CHECK(half.gpus().size() == 1024);
+  for (const auto& [s, ratio] : {std::pair<const System*, double>{&full, 1.0}, {&half, 2.0}}) {
+    int leaves = 0;
+    for (EndpointId leaf : s->parts_of_kind(PartKind::network_switch)) {
+      if (s->part(leaf).group != "leaf") continue;
+      ++leaves;
+      const double down = total_to(*s, leaf, PartKind::nic).bytes_per_s;
+      const double up = total_to(*s, leaf, PartKind::network_switch, "spine").bytes_per_s;
+      const auto nics = static_cast<double>(neighbours_in(*s, leaf, "spine").size());
+      INFO(s->part(leaf).name << ": down " << down << " up " << up);
+      CHECK(nics == std::ceil(down / Bandwidth::gigabytes_per_s(50).bytes_per_s / ratio));  // 400 Gb/s = 50 GB/s
+      CHECK(down / up <= ratio + 1e-9);
+      CHECK(down / up > ratio * 0.9);  // rounding up to whole cables only
+    }
+    CHECK(leaves > 1);
+  }
+}
+
+TEST_CASE("the leaf arithmetic of ports and uplinks and even spreading", "[topology][fabric]") {
+  CHECK(leaf_down_ports(64, 1.0, 2) == 32);
+  CHECK(leaf_down_ports(64, 2.0, 2) == 42);
+  CHECK(leaf_down_ports(64, 3.0, 3) == 48);
+  CHECK(leaf_down_ports(40, 1.0, 1) == 40);
+  CHECK(leaf_uplinks(32, 1.0) == 32);
+  CHECK(leaf_uplinks(41, 2.0) == 21);
+  CHECK(leaf_uplinks(1, 4.0) == 1);
+  // 3 nodes x 2 NICs, 4 ports per leaf.
+  const std::vector<std::vector<EndpointId>> nics{{0, 1}, {2, 3}, {4, 5}};
+  CHECK(assign_leaves(nics, false, 4) == std::vector<std::vector<EndpointId>>{{0, 1, 2}, {3, 4, 5}});
+  CHECK(assign_leaves(nics, true, 4) == std::vector<std::vector<EndpointId>>{{0, 2, 4}, {1, 3, 5}});
+  CHECK(assign_leaves(nics, true, 2) == std::vector<std::vector<EndpointId>>{{0}, {2, 4}, {1}, {3, 5}});
+}
+
+namespace {
+
+// n single-GPU nodes with one NIC each.
+std::string small_cluster(int nodes, const std::string& fabric) {
+  return R"(system:
+  name: small
+  node_templates:
+    box:
+      parts:
+        cpu: {kind: cpu_socket, model: epyc-9654}
+        gpu: {kind: gpu, model: h100-pcie}
+        nic: {kind: nic, model: connectx-7-ndr}
+      links:
+        - {between: [gpu, cpu], kind: pcie_gen5_x16}
+        - {between: [nic, cpu], kind: pcie_gen5_x16}
+  nodes:
+    - {template: box, count: )" +
+         std::to_string(nodes) + "}\n  fabric: " + fabric + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("three tiers: pods of leaves and spines under a core", "[topology][fabric]") {
+  // Radix 8: leaves of 4 NICs, pods of 4 leaves with 4 spines, 4 pods, and
+  // 4 core groups of 4 (one uplink per leaf a spine serves).
+  const System s = test::system_from_text(
+      small_cluster(64, "{kind: fat_tree, tiers: 3, radix: 8, link: ethernet, bandwidth: 400 Gb/s}"));
+  CHECK(count_group(s, "leaf") == 16);
+  CHECK(count_group(s, "spine") == 16);
+  CHECK(count_group(s, "core") == 16);
+  for (EndpointId sw : s.parts_of_kind(PartKind::network_switch)) {
+    int ports = 0;
+    for (std::uint32_t c = 0; c < s.num_cables(); ++c) ports += (s.cable(c).a == sw || s.cable(c).b == sw) ? 1 : 0;
+    CHECK(ports <= 8);  // nothing exceeds the radix
+  }
+  const auto far = parts_on(s, s.route(s.gpus().front(), s.gpus().back()));
+  std::vector<std::string> groups;
+  for (EndpointId v : far) {
+    if (s.part(v).kind == PartKind::network_switch) groups.push_back(s.part(v).group);
+  }
+  CHECK(groups == std::vector<std::string>{"leaf", "spine", "core", "spine", "leaf"});
+  // ECMP at the source leaf picks among its 4 spines, at the spine among its 4 cores.
+  std::set<EndpointId> cores;
+  for (std::uint64_t key = 0; key < 200; ++key) {
+    for (EndpointId v : parts_on(s, s.route(s.gpus().front(), s.gpus().back(), key))) {
+      if (s.part(v).group == "core") cores.insert(v);
+    }
+  }
+  CHECK(cores.size() == 16);
+}
+
+TEST_CASE("a one-tier fabric is one switch and one leaf gets no spine", "[topology][fabric]") {
+  const System gh = test::system_from_file("configs/systems/gh200_x4_ndr.yaml");
+  CHECK(gh.gpus().size() == 4);
+  CHECK(gh.parts_of_kind(PartKind::network_switch).size() == 1);
+  const auto parts = parts_on(gh, gh.route(gh.gpus()[0], gh.gpus()[3]));
+  CHECK(parts.size() == 7);  // gpu grace nic leaf0 nic grace gpu
+  CHECK(gh.part(parts[3]).name == "leaf0");
+  const System two =
+      test::system_from_text(small_cluster(8, "{kind: fat_tree, tiers: 2, radix: 64, link: infiniband_ndr}"));
+  CHECK(two.parts_of_kind(PartKind::network_switch).size() == 1);
+}
+
+TEST_CASE("a mixed cluster: A100 NICs link at HDR on the NDR fabric", "[topology][fabric]") {
+  const System s = test::system_from_file("configs/systems/mixed_h100_a100_ndr.yaml");
+  REQUIRE(s.gpus().size() == 32);
+  CHECK(s.part(s.gpus()[0]).model == "h100-sxm");
+  CHECK(s.part(s.gpus()[31]).model == "a100-sxm-80gb");
+  const Path& p = s.route(id(s, "node0.gpu0"), id(s, "node3.gpu0"));
+  double slowest = 1e30;
+  for (LinkId l : p.links) slowest = std::min(slowest, s.link_spec(l).bandwidth.gb_per_s());
+  CHECK(slowest == Approx(25));  // 200 Gb/s
+  const auto h100_leaf = total_to(s, id(s, "node0.nic0"), PartKind::network_switch);
+  const auto a100_leaf = total_to(s, id(s, "node3.nic0"), PartKind::network_switch);
+  CHECK(h100_leaf.gb_per_s() == Approx(50));
+  CHECK(a100_leaf.gb_per_s() == Approx(25));
+}
+
+TEST_CASE("a 1024-GPU ring routes every neighbour pair and both ways of routing", "[topology][fabric]") {
+  const System& s = cluster(128);
+  const auto& gpus = s.gpus();
+  std::size_t crossing = 0;
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    const EndpointId next = gpus[(r + 1) % gpus.size()];
+    const Path& p = s.route(gpus[r], next);
+    const Path& q = s.route(gpus[r], next, r);
+    CHECK(p.links.size() == q.links.size());
+    if (s.part(gpus[r]).node != s.part(next).node) ++crossing;
+  }
+  CHECK(crossing == 128);
+}

@@ -1,0 +1,78 @@
+// The single-node systems under configs/systems/: each loads, has the GPUs
+// its datasheet says, and routes GPU traffic over the links that machine has.
+#include <catch2/catch.hpp>
+
+#include "tests/topology/topology_test_support.hpp"
+
+using namespace simctl;
+
+namespace {
+
+EndpointId id(const System& s, const std::string& name) {
+  auto found = s.find(name);
+  REQUIRE(found);
+  return *found;
+}
+
+// The part names a route passes through, ends included.
+std::vector<std::string> hops(const System& s, const Path& p) {
+  std::vector<std::string> out;
+  if (p.links.empty()) return out;
+  out.push_back(s.part(s.link_source(p.links.front())).name);
+  for (LinkId l : p.links) out.push_back(s.part(s.link_target(l)).name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("DGX A100: GPU pairs share a PCIe switch with two NICs", "[topology][shipped]") {
+  const System s = test::system_from_file("configs/systems/dgx_a100.yaml");
+  REQUIRE(s.gpus().size() == 8);
+  CHECK(s.part(s.gpus()[0]).model == "a100-sxm-80gb");
+  CHECK(s.parts_of_kind(PartKind::pcie_switch).size() == 4);
+  const Path& nv = s.route(id(s, "node0.gpu0"), id(s, "node0.gpu7"));
+  CHECK(hops(s, nv) == std::vector<std::string>{"node0.gpu0", "node0.nvswitch", "node0.gpu7"});
+  CHECK(s.link_spec(nv.links[0]).kind == LinkKind::nvlink3);
+  // gpu2 and gpu3 sit on pcie_switch1, with nic2 and nic3.
+  for (const char* gpu : {"node0.gpu2", "node0.gpu3"}) {
+    const Path& p = s.route(id(s, gpu), id(s, "node0.nic3"));
+    CHECK(hops(s, p) == std::vector<std::string>{gpu, "node0.pcie_switch1", "node0.nic3"});
+  }
+  CHECK(s.part(*s.nearest(id(s, "node0.gpu5"), PartKind::dram)).name == "node0.dram1");
+}
+
+TEST_CASE("GH200: the GPU reaches LPDDR5X and its NIC through Grace over NVLink-C2C", "[topology][shipped]") {
+  const System s = test::system_from_file("configs/systems/gh200.yaml");
+  REQUIRE(s.gpus().size() == 1);
+  const Path& h2d = s.route(id(s, "node0.lpddr"), id(s, "node0.gpu"));
+  CHECK(hops(s, h2d) == std::vector<std::string>{"node0.lpddr", "node0.grace", "node0.gpu"});
+  CHECK(s.link_spec(h2d.links[1]).kind == LinkKind::nvlink_c2c);
+  CHECK(s.link_spec(h2d.links[1]).bandwidth.gb_per_s() == Approx(450));  // 900 GB/s both ways
+  const Path& rdma = s.route(id(s, "node0.gpu"), id(s, "node0.nic"));
+  CHECK(hops(s, rdma) == std::vector<std::string>{"node0.gpu", "node0.grace", "node0.nic"});
+}
+
+TEST_CASE("RTX 4090 workstation: six GPUs with every GPU pair through the root complex", "[topology][shipped]") {
+  const System s = test::system_from_file("configs/systems/rtx4090_x6_workstation.yaml");
+  REQUIRE(s.gpus().size() == 6);
+  CHECK(s.parts_of_kind(PartKind::nvswitch).empty());
+  for (EndpointId a : s.gpus()) {
+    for (EndpointId b : s.gpus()) {
+      if (a == b) continue;
+      const Path& p = s.route(a, b);
+      REQUIRE(p.links.size() == 2);
+      CHECK(s.part(s.link_target(p.links[0])).kind == PartKind::cpu_socket);
+      CHECK(s.link_spec(p.links[0]).kind == LinkKind::pcie_gen4_x16);
+    }
+  }
+}
+
+TEST_CASE("2x H100 PCIe: GPU to GPU over the NVLink bridge and not PCIe", "[topology][shipped]") {
+  const System s = test::system_from_file("configs/systems/h100_pcie_x2_nvlink.yaml");
+  REQUIRE(s.gpus().size() == 2);
+  const Path& p = s.route(s.gpus()[0], s.gpus()[1]);
+  REQUIRE(p.links.size() == 1);
+  CHECK(s.link_spec(p.links[0]).kind == LinkKind::nvlink4);
+  CHECK(s.link_spec(p.links[0]).bandwidth.gb_per_s() == Approx(300));
+  CHECK(s.part(*s.nearest(s.gpus()[1], PartKind::nic)).name == "node0.nic");
+}
