@@ -160,6 +160,9 @@ TEST_CASE("oversubscription divides leaf uplink bandwidth by the ratio", "[topol
   const System full = test::system_from_file("configs/systems/dgx_h100_x128_ndr.yaml");
   const System half = test::system_from_file("configs/systems/dgx_h100_x128_ndr_2to1.yaml");
   CHECK(half.gpus().size() == 1024);
+  // 2:1 on 64 ports: 42 NIC ports a leaf, so 25 leaves of 40-41 NICs with 20-21 uplinks.
+  CHECK(count_group(half, "leaf") == 25);
+  CHECK(count_group(half, "spine") == 21);
   for (const auto& [s, ratio] : {std::pair<const System*, double>{&full, 1.0}, {&half, 2.0}}) {
     int leaves = 0;
     for (EndpointId leaf : s->parts_of_kind(PartKind::network_switch)) {
