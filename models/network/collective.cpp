@@ -28,16 +28,21 @@ bool is_ring_op(CollectiveOp op) {
   return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
 
-// NCCL's rings across nodes: one per local rank, each entering every node at
-// a different GPU, so each leaves through a different NIC (rail).
+// NCCL's rings across nodes: one per local rank. Ring c enters node k at
+// local rank (c - k) mod m and leaves from the one before it, which is where
+// it enters node k+1: every network hop stays on one rail (as NCCL's graph
+// search arranges, NET/i in and out), and each NIC carries one ring each way.
 std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, const GroupShape& shape) {
   if (shape.node_count() <= 1 || !shape.uniform || !is_ring_op(r.op)) return {r.members};
   const int m = shape.per_node();
   std::vector<std::vector<EndpointId>> orders(static_cast<std::size_t>(m));
   for (int c = 0; c < m; ++c) {
-    for (const auto& node : shape.nodes) {
-      for (int j = 0; j < m; ++j)
-        orders[static_cast<std::size_t>(c)].push_back(node[static_cast<std::size_t>((c + j) % m)]);
+    for (int k = 0; k < shape.node_count(); ++k) {
+      const auto& node = shape.nodes[static_cast<std::size_t>(k)];
+      const int entry = ((c - k) % m + m) % m;
+      for (int j = 0; j < m; ++j) {
+        orders[static_cast<std::size_t>(c)].push_back(node[static_cast<std::size_t>((entry + j) % m)]);
+      }
     }
   }
   return orders;
@@ -68,13 +73,13 @@ void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::f
   next_flow_key_ += kFlowKeyStride;
   const double wire = bytes / tuning_.protocol_efficiency;
   engine_.schedule_after(tuning_.launch_latency, [this, from, to, wire, key, done = std::move(on_done)]() mutable {
-    network_.start(router_.route(from, to, key), wire, std::move(done));
+    network_.start(rail_router_.route(from, to, key), wire, std::move(done));
   });
 }
 
 CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& request, const CollectiveChoice& choice) {
   const ProtocolTuning protocol = tuning_.protocol(choice.protocol);
-  const TransferContext context{engine_, network_, router_};
+  const TransferContext context{engine_, network_, rail_router_};
   auto transfers = [context](TransferPlan plan) {
     return [context, plan = std::move(plan)](std::function<void()> done) mutable {
       run_transfers(context, std::move(plan), std::move(done));
@@ -132,7 +137,7 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
   }
   const bool ring_op = is_ring_op(request.op);
   return [this, ring_tuning, ring_op, plans = std::move(plans)](std::function<void()> done) mutable {
-    const RingContext context{engine_, network_, router_, ring_tuning};
+    const RingContext context{engine_, network_, rail_router_, ring_tuning};
     auto each = join(plans.size(), std::move(done));
     network_.begin_batch();
     for (RingPlan& plan : plans) {
@@ -173,7 +178,7 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
       TransferPlan plan = plan_in_switch(rail, *top, share, share, tuning_.sharp);
       plan.flow_key = next_flow_key_;
       next_flow_key_ += kFlowKeyStride;
-      const TransferContext context{engine_, network_, router_};
+      const TransferContext context{engine_, network_, rail_router_};
       across.push_back(
           {tuning_.sharp.launch_latency, [context, plan = std::move(plan)](std::function<void()> d) mutable {
              run_transfers(context, std::move(plan), std::move(d));

@@ -13,6 +13,7 @@
 #include "models/network/collective_topology.hpp"
 #include "models/network/collective_tuning.hpp"
 #include "models/network/flow_network.hpp"
+#include "models/network/rail_router.hpp"
 #include "sim/core/engine.hpp"
 
 namespace simctl {
@@ -56,7 +57,8 @@ class CollectiveRunner {
   const Router& router_;
   CollectiveTuning tuning_;
   std::optional<CollectiveTopology> topology_;
-  std::uint64_t next_flow_key_ = 0;  // spreads successive collectives over ECMP paths
+  RailRouter rail_router_{router_, topology_};  // what every algorithm routes with
+  std::uint64_t next_flow_key_ = 0;             // spreads successive collectives over ECMP paths
 };
 
 // nccl-tests bus bandwidth in bytes/s for a collective of `bytes` that took `elapsed`.

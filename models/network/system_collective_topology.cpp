@@ -26,13 +26,16 @@ void add_rates(const System& system, CollectiveTopology& t) {
         t.nvls = nvls_capable(port->kind);
       }
     }
-    const auto nic = system.nearest(gpu, PartKind::nic);
-    if (nic && system.reachable(gpu, *nic)) {
-      // The NIC's slowest link is its port to the fabric or its PCIe side.
+    // Between nodes: the slowest link on the way to a GPU of another node
+    // (PCIe to the NIC, or the NIC's port).
+    const std::vector<Bandwidth> capacities = system.link_capacities();
+    for (EndpointId other : system.gpus()) {
+      if (t.places.at(other).node == place.node || !system.reachable(gpu, other)) continue;
       double slowest = std::numeric_limits<double>::infinity();
-      for (LinkId l : system.route(gpu, *nic).links)
-        slowest = std::min(slowest, system.link_capacities()[l].bytes_per_s);
+      for (LinkId l : system.route(gpu, other).links) slowest = std::min(slowest, capacities[l].bytes_per_s);
       t.inter_bytes_per_s = slowest;
+      t.inter_path_latency = system.route(gpu, other).latency;
+      break;
     }
     break;  // GPUs of a system share one node template in the configs simctl ships
   }

@@ -1,0 +1,51 @@
+#include "models/network/nccl_test.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "models/network/system_collective_topology.hpp"
+
+namespace simctl {
+
+CollectiveResult simulate_collective(const System& system, const CollectiveTuning& tuning,
+                                     const CollectivePoint& point) {
+  const auto& gpus = system.gpus();
+  const std::size_t count = point.gpus == 0 ? gpus.size() : static_cast<std::size_t>(point.gpus);
+  if (count > gpus.size() || count == 0) {
+    throw std::invalid_argument("asked for " + std::to_string(point.gpus) + " GPUs; the system has " +
+                                std::to_string(gpus.size()));
+  }
+  Engine engine;
+  FlowNetwork network(engine, system.link_capacities());
+  CollectiveRunner runner(engine, network, system, tuning);
+  runner.set_topology(describe_collective_topology(system, point.sharp));
+  CollectiveRequest request{point.op,
+                            {gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(count)},
+                            point.bytes,
+                            point.algorithm,
+                            point.protocol};
+  CollectiveResult result;
+  result.choice = runner.choice_for(request);
+  TimePs done = 0;
+  runner.start(request, [&] { done = engine.now(); });
+  engine.run();
+  result.time = done;
+  if (done > 0) result.algbw_bytes_per_s = point.bytes / ps_to_seconds(done);
+  result.busbw_bytes_per_s = result.algbw_bytes_per_s * bus_bandwidth_factor(point.op, static_cast<int>(count));
+  result.events = engine.events_processed();
+  result.flows = network.flows_started();
+  result.rate_recomputations = network.rate_recomputations();
+  result.recompute_wall_seconds = network.recompute_wall_seconds();
+  return result;
+}
+
+TimePs simulate_copy(const System& system, EndpointId from, EndpointId to, double bytes) {
+  Engine engine;
+  FlowNetwork network(engine, system.link_capacities());
+  TimePs done = 0;
+  network.start(system.route(from, to), bytes, [&] { done = engine.now(); });
+  engine.run();
+  return done;
+}
+
+}  // namespace simctl
