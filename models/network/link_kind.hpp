@@ -21,12 +21,15 @@ enum class LinkKind : std::uint8_t {
   infiniband_xdr,
   ethernet,
   memory_bus,
+  upi,   // Intel Ultra Path Interconnect, socket to socket
+  xgmi,  // AMD Infinity Fabric (xGMI), socket to socket
 };
 
 inline constexpr std::array kAllLinkKinds = {
     LinkKind::pcie_gen3_x16,  LinkKind::pcie_gen4_x16,  LinkKind::pcie_gen5_x16, LinkKind::nvlink3,
     LinkKind::nvlink4,        LinkKind::nvlink5,        LinkKind::nvlink_c2c,    LinkKind::infiniband_hdr,
     LinkKind::infiniband_ndr, LinkKind::infiniband_xdr, LinkKind::ethernet,      LinkKind::memory_bus,
+    LinkKind::upi,            LinkKind::xgmi,
 };
 
 constexpr std::string_view to_string(LinkKind kind) {
@@ -43,6 +46,8 @@ constexpr std::string_view to_string(LinkKind kind) {
     case LinkKind::infiniband_xdr: return "infiniband_xdr";
     case LinkKind::ethernet: return "ethernet";
     case LinkKind::memory_bus: return "memory_bus";
+    case LinkKind::upi: return "upi";
+    case LinkKind::xgmi: return "xgmi";
   }
   return "?";
 }

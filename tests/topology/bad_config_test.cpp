@@ -77,11 +77,12 @@ TEST_CASE("an unknown device model lists the catalogue's models of that kind", "
 }
 
 TEST_CASE("an unknown link kind lists the link kinds", "[topology][bad_config]") {
-  check_bad_input({"unknown_link_kind.yaml",
-                   10,
-                   "nvlink9",
-                   "system.node_templates.box.links[0].kind",
-                   {"unknown link kind 'nvlink9'", "pcie_gen5_x16", "nvlink4", "infiniband_ndr", "or memory_bus"}});
+  check_bad_input(
+      {"unknown_link_kind.yaml",
+       10,
+       "nvlink9",
+       "system.node_templates.box.links[0].kind",
+       {"unknown link kind 'nvlink9'", "pcie_gen5_x16", "nvlink4", "infiniband_ndr", "memory_bus", "upi or xgmi"}});
 }
 
 TEST_CASE("a link to a missing part lists the template's parts", "[topology][bad_config]") {

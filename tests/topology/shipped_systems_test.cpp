@@ -76,3 +76,21 @@ TEST_CASE("2x H100 PCIe: GPU to GPU over the NVLink bridge and not PCIe", "[topo
   CHECK(s.link_spec(p.links[0]).bandwidth.gb_per_s() == Approx(300));
   CHECK(s.part(*s.nearest(s.gpus()[1], PartKind::nic)).name == "node0.nic");
 }
+
+TEST_CASE("the other socket's memory is reached over the socket link and never preferred", "[topology][shipped]") {
+  for (const char* file : {"configs/systems/dgx_h100.yaml", "configs/systems/dgx_a100.yaml"}) {
+    INFO(file);
+    const System s = test::system_from_file(file);
+    const Path& remote = s.route(id(s, "node0.gpu0"), id(s, "node0.dram1"));
+    const auto names = hops(s, remote);
+    REQUIRE(names.size() == 5);  // gpu pcie_switch cpu0 cpu1 dram1
+    CHECK(names[2] == "node0.cpu0");
+    CHECK(names[3] == "node0.cpu1");
+    const LinkKind socket_link = s.link_spec(remote.links[2]).kind;
+    CHECK((socket_link == LinkKind::upi || socket_link == LinkKind::xgmi));
+    for (EndpointId gpu : s.gpus()) {
+      const int own = s.part(gpu).index < 4 ? 0 : 1;
+      CHECK(s.part(*s.nearest(gpu, PartKind::dram)).name == "node0.dram" + std::to_string(own));
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// `simctl route CONFIG SRC DST [--flow KEY]`: the path a transfer takes, hop
+// by hop, with each link's kind, rate and latency, and the path's totals.
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/topology/part_lookup.hpp"
+#include "sim/topology/system_config.hpp"
+
+namespace po = boost::program_options;
+
+namespace simctl {
+namespace {
+
+constexpr const char* kUsage = "route CONFIG SRC DST [--flow KEY]";
+
+// CONFIG is a system file or a run config; either has `system:`, inline or
+// as the path of a system file relative to CONFIG.
+System load_route_system(const std::string& path) {
+  const ConfigNode root = ConfigNode::load_file(path);
+  const ConfigNode value = root.child("system");
+  const auto catalogue = DeviceCatalogue::load();
+  const auto link_kinds = LinkKindTable::load();
+  if (value.is_map()) return load_system(value, catalogue, link_kinds);
+  const auto file = std::filesystem::path(root.file()).parent_path() / value.as_string();
+  if (!std::filesystem::exists(file)) value.fail("file '" + file.string() + "' does not exist");
+  return load_system_file(file.string(), catalogue, link_kinds);
+}
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string latency_text(TimePs ps) { return format("%.0f ns", static_cast<double>(ps) / 1e3); }
+
+void print_hop(std::ostream& out, const System& s, std::size_t n, LinkId link, EndpointId to) {
+  const LinkSpec& spec = s.link_spec(link);
+  const EndpointId from = s.link_source(link);
+  const std::size_t choices = s.next_hops(from, to).size();
+  char line[512];
+  std::snprintf(line, sizeof line, "%4zu  %-22s -> %-22s %-15s %9.1f %9.1f %9s %7zu\n", n, s.part(from).name.c_str(),
+                s.part(s.link_target(link)).name.c_str(), std::string(to_string(spec.kind)).c_str(),
+                spec.bandwidth.gb_per_s(), spec.effective().gb_per_s(), latency_text(spec.latency).c_str(), choices);
+  out << line;
+}
+
+void print_totals(std::ostream& out, const System& s, const Path& path) {
+  LinkId slowest = path.links.front();
+  for (LinkId l : path.links) {
+    if (s.link_spec(l).effective() < s.link_spec(slowest).effective()) slowest = l;
+  }
+  out << "total: " << path.links.size() << (path.links.size() == 1 ? " hop, " : " hops, ") << latency_text(path.latency)
+      << " latency; bottleneck " << format("%.1f", s.link_spec(slowest).bandwidth.gb_per_s()) << " GB/s per direction ("
+      << format("%.1f", s.link_spec(slowest).effective().gb_per_s()) << " GB/s effective) on " << s.link_name(slowest)
+      << "\n";
+}
+
+EndpointId part_arg(const System& s, const std::string& text) {
+  try {
+    return resolve_part(s, text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+int route_command_main(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description named;
+  named.add_options()("flow", po::value<std::uint64_t>(),
+                      "show the ECMP path of the flow with this key instead of the default path");
+  const ParsedOptions options = parse_command_options(kUsage, args, named, 3);
+  const System s = load_route_system(options.positionals[0]);
+  const EndpointId from = part_arg(s, options.positionals[1]);
+  const EndpointId to = part_arg(s, options.positionals[2]);
+  const bool ecmp = options.values.count("flow") > 0;
+  const Path* path = nullptr;
+  try {
+    path = ecmp ? &s.route(from, to, options.values["flow"].as<std::uint64_t>()) : &s.route(from, to);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  out << "route " << s.part(from).name << " -> " << s.part(to).name << " in " << s.name() << " ("
+      << (ecmp ? "ECMP, flow key " + std::to_string(options.values["flow"].as<std::uint64_t>())
+               : std::string("default path; --flow KEY for a flow's ECMP path"))
+      << ")\n";
+  if (path->links.empty()) {
+    out << "total: 0 hops (source and destination are the same part)\n";
+    return 0;
+  }
+  out << " hop  from                      to                     link             GB/s/dir effective   latency "
+         "choices\n";
+  for (std::size_t i = 0; i < path->links.size(); ++i) print_hop(out, s, i + 1, path->links[i], to);
+  print_totals(out, s, *path);
+  return 0;
+}
+
+}  // namespace simctl
