@@ -15,8 +15,11 @@ namespace {
 constexpr std::uint32_t kAllRanksGroup = 0;
 
 PassShape pass_shape(const WorkloadSpec& spec) {
-  return PassShape{spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype,
-                   spec.recompute == ActivationRecompute::full};
+  PassShape shape = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
+  shape.recompute = spec.recompute;
+  shape.attention = spec.attention;
+  shape.dropout = spec.dropout;
+  return shape;
 }
 
 // For each bucket, the position in `backward` of the op that completes its
@@ -155,6 +158,9 @@ StepTotals step_totals(const WorkloadSpec& spec) {
 
 void check_fits(const WorkloadSpec& spec, int num_gpus) {
   if (spec.strategy != Strategy::ddp) throw std::invalid_argument("build_ddp_trace needs strategy ddp");
+  if (spec.parallel.tensor != 1 || spec.parallel.pipeline != 1) {
+    throw std::invalid_argument("build_ddp_trace runs pure data parallelism; use build_parallel_trace");
+  }
   if (num_gpus != spec.parallel.data) {
     throw std::invalid_argument("the workload asks for parallel.data = " + std::to_string(spec.parallel.data) +
                                 " but the system has " + std::to_string(num_gpus) +

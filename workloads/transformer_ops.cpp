@@ -1,7 +1,7 @@
 #include "workloads/transformer_ops.hpp"
 
-#include "workloads/op_costs.hpp"
 #include "workloads/parameter_layout.hpp"
+#include "workloads/pass_geometry.hpp"
 
 namespace simctl {
 namespace {
@@ -14,158 +14,210 @@ constexpr double kGeluForwardFlops = 8.0;  // tanh approximation
 constexpr double kGeluBackwardFlops = 16.0;
 constexpr double kLossForwardFlops = 5.0;   // max, subtract, exp, sum, log-normalise
 constexpr double kLossBackwardFlops = 2.0;  // softmax - one_hot, scaled
+// Megatron's vocab-parallel cross-entropy all-reduces three fp32 values per
+// token over the TP group: the logit max, the sum of exponentials and the
+// target logit.
+constexpr double kVocabParallelLossBytesPerToken = 3.0 * 4.0;
 
-double tokens(const PassShape& p) { return static_cast<double>(p.micro_batch * p.model.seq_len); }
-std::int64_t token_rows(const PassShape& p) { return p.micro_batch * p.model.seq_len; }
-double hidden_elements(const PassShape& p) { return tokens(p) * static_cast<double>(p.model.hidden); }
-
-std::string layer_name(std::int64_t layer, const std::string& what) {
-  return "layer" + std::to_string(layer) + "." + what;
+std::string layer_prefix(std::int64_t layer, const std::string& tag) {
+  return "layer" + std::to_string(layer) + "." + tag;
 }
 
-ModelOp make(std::string name, OpPhase phase, ComputeWork work, std::vector<std::size_t> grads = {}) {
-  return ModelOp{std::move(name), phase, work, std::move(grads)};
-}
-
-ComputeWork forward_gemm(const PassShape& p, std::int64_t n, std::int64_t k) {
-  return gemm_work(token_rows(p), n, k, p.dtype, bytes_per_element(p.dtype));
+ComputeWork forward_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
+  return gemm_work(g.token_rows(), n, k, g.p.dtype, bytes_per_element(g.p.dtype));
 }
 
 // Forward Y[T,n] = X[T,k] W[k,n]. dgrad: dX[T,k] = dY[T,n] W^T.
-ComputeWork dgrad_gemm(const PassShape& p, std::int64_t n, std::int64_t k) {
-  return gemm_work(token_rows(p), k, n, p.dtype, bytes_per_element(p.dtype));
+ComputeWork dgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
+  return gemm_work(g.token_rows(), k, n, g.p.dtype, bytes_per_element(g.p.dtype));
 }
 
 // wgrad: dW[k,n] = X^T[k,T] dY[T,n], written in the gradient dtype. The bias
 // gradient (a column sum of dY) rides in the GEMM epilogue.
-ComputeWork wgrad_gemm(const PassShape& p, std::int64_t n, std::int64_t k) {
-  return gemm_work(k, n, token_rows(p), p.dtype, bytes_per_element(p.grad_dtype));
+ComputeWork wgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
+  return gemm_work(k, n, g.token_rows(), g.p.dtype, bytes_per_element(g.p.grad_dtype));
 }
 
-ComputeWork attention_work(const PassShape& p, double flops_ratio, double tensors_touched) {
-  const auto& m = p.model;
-  const double s = static_cast<double>(m.seq_len);
-  ComputeWork w = streaming_work(ComputeKind::attention, p.dtype, hidden_elements(p), 0.0, tensors_touched);
-  w.flops = flops_ratio * kCausalAttentionFraction * 4.0 * static_cast<double>(p.micro_batch) * s * s *
-            static_cast<double>(m.hidden);
-  w.m = m.seq_len;  // queries
-  w.n = m.seq_len;  // keys
-  w.k = m.head_dim();
-  w.batch = p.micro_batch * m.heads;
-  return w;
+ComputeWork norm(const PassGeometry& g, double flops, double tensors) {
+  return streaming_work(ComputeKind::norm, g.p.dtype, g.sequence_hidden_elements(), flops, tensors);
 }
 
-ComputeWork norm(const PassShape& p, double flops, double tensors) {
-  return streaming_work(ComputeKind::norm, p.dtype, hidden_elements(p), flops, tensors);
+// The residual add after a branch; with dropout it is Megatron's fused
+// bias-dropout-add, which also writes the mask.
+ComputeWork residual_add(const PassGeometry& g) {
+  const double tensors = g.p.dropout > 0.0 ? with_mask(3.0, g.p.dtype) : 3.0;
+  return streaming_work(ComputeKind::elementwise, g.p.dtype, g.sequence_hidden_elements(), 1.0, tensors);
 }
 
-ComputeWork residual_add(const PassShape& p) {
-  return streaming_work(ComputeKind::elementwise, p.dtype, hidden_elements(p), 1.0, 3.0);
+ComputeWork ffn_stream(const PassGeometry& g, double flops, double tensors) {
+  return streaming_work(ComputeKind::elementwise, g.p.dtype, g.tokens() * static_cast<double>(g.local_ffn()), flops,
+                        tensors);
 }
 
-double ffn_elements(const PassShape& p) { return tokens(p) * static_cast<double>(p.model.ffn); }
+// Entering a tensor-parallel region: with SP, gather the s/t row shards.
+void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
+                           int consumer_offset = 0) {
+  if (g.tensor_parallel() && g.p.sequence) {
+    out.comm(name, phase, CollectiveOp::all_gather, g.activation_bytes(), consumer_offset);
+  }
+}
 
-void append_block_forward(const PassShape& p, std::int64_t l, OpPhase phase, const std::string& tag,
-                          std::vector<ModelOp>& out) {
-  const auto& m = p.model;
-  auto name = [&](const char* what) { return layer_name(l, tag + what); };
-  out.push_back(make(name("ln1"), phase, norm(p, kNormForwardFlops, 2.0)));
-  out.push_back(make(name("qkv"), phase, forward_gemm(p, m.qkv_width(), m.hidden)));
-  // Reads Q, K, V and writes O; the softmax statistics are negligible.
-  out.push_back(make(name("attention"), phase, attention_work(p, 1.0, 4.0)));
-  out.push_back(make(name("attn_out"), phase, forward_gemm(p, m.hidden, m.hidden)));
-  out.push_back(make(name("residual1"), phase, residual_add(p)));
-  out.push_back(make(name("ln2"), phase, norm(p, kNormForwardFlops, 2.0)));
-  out.push_back(make(name("mlp_up"), phase, forward_gemm(p, m.ffn, m.hidden)));
-  out.push_back(make(name("gelu"), phase,
-                     streaming_work(ComputeKind::elementwise, p.dtype, ffn_elements(p), kGeluForwardFlops, 2.0)));
-  out.push_back(make(name("mlp_down"), phase, forward_gemm(p, m.hidden, m.ffn)));
-  out.push_back(make(name("residual2"), phase, residual_add(p)));
+// Leaving it: sum the partial outputs (all-reduce, or reduce-scatter to row
+// shards with SP).
+void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
+                           int consumer_offset = 0) {
+  if (!g.tensor_parallel()) return;
+  const CollectiveOp op = g.p.sequence ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  out.comm(name, phase, op, g.activation_bytes(), consumer_offset);
+}
+
+void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, const std::string& tag, OpList& out) {
+  const auto& m = g.p.model;
+  const std::string at = layer_prefix(l, tag);
+  out.compute(at + "ln1", phase, norm(g, kNormForwardFlops, 2.0));
+  enter_parallel_region(g, at + "attn.all_gather", phase, out);
+  out.compute(at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden));
+  append_attention_forward(g, at, phase, out);
+  out.compute(at + "attn_out", phase, forward_gemm(g, m.hidden, g.local_hidden()));
+  leave_parallel_region(g, at + "attn.reduce", phase, out);
+  out.compute(at + "residual1", phase, residual_add(g));
+  out.compute(at + "ln2", phase, norm(g, kNormForwardFlops, 2.0));
+  enter_parallel_region(g, at + "mlp.all_gather", phase, out);
+  out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_ffn(), m.hidden));
+  out.compute(at + "gelu", phase, ffn_stream(g, kGeluForwardFlops, 2.0));
+  out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
+  leave_parallel_region(g, at + "mlp.reduce", phase, out);
+  out.compute(at + "residual2", phase, residual_add(g));
+}
+
+// The backward of a column-parallel GEMM's input side: with SP, re-gather the
+// saved row-sharded input for the weight gradient (overlapping the dgrad GEMM),
+// then reduce the input gradient while the wgrad GEMM runs (Megatron's
+// asynchronous TP all-reduce / reduce-scatter).
+void column_parallel_backward(const PassGeometry& g, const std::string& at, const std::string& gemm, std::int64_t n,
+                              std::int64_t k, std::vector<std::size_t> grads, OpList& out) {
+  const OpPhase bw = OpPhase::backward;
+  enter_parallel_region(g, at + gemm + ".input.all_gather", bw, out, 1);
+  out.compute(at + gemm + ".dgrad", bw, dgrad_gemm(g, n, k));
+  leave_parallel_region(g, at + gemm + ".dgrad.reduce", bw, out, 1);
+  out.compute(at + gemm + ".wgrad", bw, wgrad_gemm(g, n, k), std::move(grads));
 }
 
 // Backward of one block, mirroring the forward. The gradient of a residual
 // add is free for its skip path but must be summed with the branch's input
 // gradient once the branch is done, hence one add per residual.
-void append_block_backward(const PassShape& p, std::int64_t l, std::vector<ModelOp>& out) {
-  const auto& m = p.model;
+void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
+  const auto& m = g.p.model;
   const OpPhase bw = OpPhase::backward;
-  auto name = [&](const char* what) { return layer_name(l, what); };
+  const std::string at = layer_prefix(l, "");
   auto grads = [&](BlockTensor w, BlockTensor b) {
     return std::vector<std::size_t>{block_tensor_index(l, w), block_tensor_index(l, b)};
   };
-  out.push_back(make(name("mlp_down.dgrad"), bw, dgrad_gemm(p, m.hidden, m.ffn)));
-  out.push_back(make(name("mlp_down.wgrad"), bw, wgrad_gemm(p, m.hidden, m.ffn),
-                     grads(BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias)));
-  out.push_back(make(name("gelu.bwd"), bw,
-                     streaming_work(ComputeKind::elementwise, p.dtype, ffn_elements(p), kGeluBackwardFlops, 3.0)));
-  out.push_back(make(name("mlp_up.dgrad"), bw, dgrad_gemm(p, m.ffn, m.hidden)));
-  out.push_back(make(name("mlp_up.wgrad"), bw, wgrad_gemm(p, m.ffn, m.hidden),
-                     grads(BlockTensor::mlp_up_weight, BlockTensor::mlp_up_bias)));
-  out.push_back(make(name("ln2.bwd"), bw, norm(p, kNormBackwardFlops, 3.0),
-                     grads(BlockTensor::ln2_weight, BlockTensor::ln2_bias)));
-  out.push_back(make(name("residual2.bwd"), bw, residual_add(p)));
-  out.push_back(make(name("attn_out.dgrad"), bw, dgrad_gemm(p, m.hidden, m.hidden)));
-  out.push_back(make(name("attn_out.wgrad"), bw, wgrad_gemm(p, m.hidden, m.hidden),
-                     grads(BlockTensor::attn_out_weight, BlockTensor::attn_out_bias)));
-  // Reads Q, K, V, O, dO and writes dQ, dK, dV.
-  out.push_back(make(name("attention.bwd"), bw, attention_work(p, kAttentionBackwardFlopsRatio, 8.0)));
-  out.push_back(make(name("qkv.dgrad"), bw, dgrad_gemm(p, m.qkv_width(), m.hidden)));
-  out.push_back(make(name("qkv.wgrad"), bw, wgrad_gemm(p, m.qkv_width(), m.hidden),
-                     grads(BlockTensor::qkv_weight, BlockTensor::qkv_bias)));
-  out.push_back(make(name("ln1.bwd"), bw, norm(p, kNormBackwardFlops, 3.0),
-                     grads(BlockTensor::ln1_weight, BlockTensor::ln1_bias)));
-  out.push_back(make(name("residual1.bwd"), bw, residual_add(p)));
+  enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
+  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
+  out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()),
+              grads(BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias));
+  out.compute(at + "gelu.bwd", bw, ffn_stream(g, kGeluBackwardFlops, 3.0));
+  column_parallel_backward(g, at, "mlp_up", g.local_ffn(), m.hidden,
+                           grads(BlockTensor::mlp_up_weight, BlockTensor::mlp_up_bias), out);
+  out.compute(at + "ln2.bwd", bw, norm(g, kNormBackwardFlops, 3.0),
+              grads(BlockTensor::ln2_weight, BlockTensor::ln2_bias));
+  out.compute(at + "residual2.bwd", bw, residual_add(g));
+  enter_parallel_region(g, at + "attn_out.grad.all_gather", bw, out);
+  out.compute(at + "attn_out.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_hidden()));
+  out.compute(at + "attn_out.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_hidden()),
+              grads(BlockTensor::attn_out_weight, BlockTensor::attn_out_bias));
+  append_attention_backward(g, at, out);
+  column_parallel_backward(g, at, "qkv", g.local_qkv_columns(), m.hidden,
+                           grads(BlockTensor::qkv_weight, BlockTensor::qkv_bias), out);
+  out.compute(at + "ln1.bwd", bw, norm(g, kNormBackwardFlops, 3.0),
+              grads(BlockTensor::ln1_weight, BlockTensor::ln1_bias));
+  out.compute(at + "residual1.bwd", bw, residual_add(g));
 }
 
-double logit_elements(const PassShape& p) { return tokens(p) * static_cast<double>(p.model.vocab); }
+double logit_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_vocab()); }
 
-void append_head_forward(const PassShape& p, std::vector<ModelOp>& out) {
-  const auto& m = p.model;
-  out.push_back(make("final_ln", OpPhase::forward, norm(p, kNormForwardFlops, 2.0)));
-  out.push_back(make("lm_head", OpPhase::forward, forward_gemm(p, m.vocab, m.hidden)));
+void append_embedding_forward(const PassGeometry& g, OpList& out) {
+  // Gathers token rows (of this rank's vocabulary shard), adds position rows,
+  // writes the block input; TP ranks then sum their partial lookups.
+  out.compute("embedding", OpPhase::forward,
+              streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 1.0, 3.0));
+  leave_parallel_region(g, "embedding.reduce", OpPhase::forward, out);
+  if (g.p.dropout > 0.0) {
+    out.compute("embedding.dropout", OpPhase::forward,
+                streaming_work(ComputeKind::elementwise, g.p.dtype, g.sequence_hidden_elements(), kDropoutFlops,
+                               with_mask(2.0, g.p.dtype)));
+  }
+}
+
+void append_head_forward(const PassGeometry& g, OpList& out) {
+  const auto& m = g.p.model;
+  out.compute("final_ln", OpPhase::forward, norm(g, kNormForwardFlops, 2.0));
+  enter_parallel_region(g, "lm_head.all_gather", OpPhase::forward, out);
+  out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden));
   // Fused softmax cross-entropy: reads the logits, keeps the softmax in place.
-  out.push_back(make("cross_entropy", OpPhase::forward,
-                     streaming_work(ComputeKind::softmax, p.dtype, logit_elements(p), kLossForwardFlops, 2.0)));
+  out.compute("cross_entropy", OpPhase::forward,
+              streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossForwardFlops, 2.0));
+  if (g.tensor_parallel()) {
+    out.comm("cross_entropy.all_reduce", OpPhase::forward, CollectiveOp::all_reduce,
+             kVocabParallelLossBytesPerToken * g.tokens());
+  }
 }
 
 // The LM head's weight is the token embedding, whose gradient is complete
 // only after the embedding backward, so the head's wgrad completes nothing.
-void append_head_backward(const PassShape& p, std::vector<ModelOp>& out) {
-  const auto& m = p.model;
+void append_head_backward(const PassGeometry& g, OpList& out) {
+  const auto& m = g.p.model;
   const OpPhase bw = OpPhase::backward;
-  out.push_back(make("cross_entropy.bwd", bw,
-                     streaming_work(ComputeKind::softmax, p.dtype, logit_elements(p), kLossBackwardFlops, 2.0)));
-  out.push_back(make("lm_head.dgrad", bw, dgrad_gemm(p, m.vocab, m.hidden)));
-  out.push_back(make("lm_head.wgrad", bw, wgrad_gemm(p, m.vocab, m.hidden)));
-  out.push_back(make("final_ln.bwd", bw, norm(p, kNormBackwardFlops, 3.0),
-                     {final_norm_weight_index(m), final_norm_bias_index(m)}));
+  out.compute("cross_entropy.bwd", bw,
+              streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossBackwardFlops, 2.0));
+  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, {}, out);
+  out.compute("final_ln.bwd", bw, norm(g, kNormBackwardFlops, 3.0),
+              {final_norm_weight_index(m), final_norm_bias_index(m)});
+}
+
+void append_embedding_backward(const PassGeometry& g, OpList& out) {
+  enter_parallel_region(g, "embedding.grad.all_gather", OpPhase::backward, out);
+  // Scatter-adds dX rows into the token table and sums the position rows.
+  out.compute("embedding.bwd", OpPhase::backward,
+              streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 2.0, 3.0),
+              {kTokenEmbeddingTensor, kPositionEmbeddingTensor});
 }
 
 }  // namespace
 
+PassShape whole_model_shape(const TransformerSpec& model, std::int64_t micro_batch, DType dtype, DType grad_dtype) {
+  PassShape p;
+  p.model = model;
+  p.micro_batch = micro_batch;
+  p.dtype = dtype;
+  p.grad_dtype = grad_dtype;
+  return p;
+}
+
 std::vector<ModelOp> forward_ops(const PassShape& p) {
-  std::vector<ModelOp> out;
-  // Gathers token rows, adds position rows, writes the block input.
-  out.push_back(make("embedding", OpPhase::forward,
-                     streaming_work(ComputeKind::embedding, p.dtype, hidden_elements(p), 1.0, 3.0)));
-  for (std::int64_t l = 0; l < p.model.layers; ++l) append_block_forward(p, l, OpPhase::forward, "", out);
-  append_head_forward(p, out);
-  return out;
+  std::vector<ModelOp> ops;
+  OpList out(ops);
+  const PassGeometry g(p);
+  if (p.embedding) append_embedding_forward(g, out);
+  for (std::int64_t l = p.first_layer; l < p.last_layer_end(); ++l)
+    append_block_forward(g, l, OpPhase::forward, "", out);
+  if (p.head) append_head_forward(g, out);
+  return ops;
 }
 
 std::vector<ModelOp> backward_ops(const PassShape& p) {
-  std::vector<ModelOp> out;
-  append_head_backward(p, out);
-  for (std::int64_t l = p.model.layers - 1; l >= 0; --l) {
+  std::vector<ModelOp> ops;
+  OpList out(ops);
+  const PassGeometry g(p);
+  if (p.head) append_head_backward(g, out);
+  for (std::int64_t l = p.last_layer_end() - 1; l >= p.first_layer; --l) {
     // Recomputed forward work is booked as backward time, as profilers show it.
-    if (p.recompute) append_block_forward(p, l, OpPhase::backward, "recompute.", out);
-    append_block_backward(p, l, out);
+    if (p.recompute == ActivationRecompute::full) append_block_forward(g, l, OpPhase::backward, "recompute.", out);
+    append_block_backward(g, l, out);
   }
-  // Scatter-adds dX rows into the token table and sums the position rows.
-  out.push_back(make("embedding.bwd", OpPhase::backward,
-                     streaming_work(ComputeKind::embedding, p.dtype, hidden_elements(p), 2.0, 3.0),
-                     {kTokenEmbeddingTensor, kPositionEmbeddingTensor}));
-  return out;
+  if (p.embedding) append_embedding_backward(g, out);
+  return ops;
 }
 
 }  // namespace simctl

@@ -1,24 +1,42 @@
 #pragma once
-// The compute ops of one forward and one backward pass of a GPT over one
-// micro-batch, in execution order, each with the FLOPs and bytes the roofline
-// needs and, for backward ops, the parameter gradients it completes (DDP's
-// bucket all-reduces wait on those). Parallel planners wrap these lists into
-// per-rank traces; this file knows nothing about ranks or streams.
+// The ops of one forward and one backward pass of a GPT (or of a pipeline
+// chunk of it: a range of layers, with or without the embedding and the head)
+// over one micro-batch, in execution order, as one tensor-parallel rank runs
+// them. Each op is either compute (FLOPs and bytes for the roofline) or a
+// collective in the rank's tensor-parallel group (Megatron-LM's f/g operators:
+// all-reduce, or all-gather / reduce-scatter under sequence parallelism).
+// Backward compute ops list the parameter gradients they complete (gradient
+// sync waits on those). Planners wrap these lists into per-rank traces; this
+// file knows nothing about ranks or streams.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/devices/compute_work.hpp"
+#include "models/network/collective_op.hpp"
 #include "workloads/trace.hpp"
 #include "workloads/transformer_spec.hpp"
+#include "workloads/workload_config.hpp"
 
 namespace simctl {
+
+// A collective over the tensor-parallel group. The compute op `consumer_offset`
+// places after the collective's position waits for it (0: the very next one);
+// a positive offset lets the collective overlap the compute ops in between,
+// as Megatron overlaps backward all-reduces with weight-gradient GEMMs.
+struct TensorComm {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0.0;  // nccl-tests size (all-gather / reduce-scatter: the full tensor)
+  int consumer_offset = 0;
+};
 
 struct ModelOp {
   std::string name;
   OpPhase phase = OpPhase::forward;
   ComputeWork work;
   std::vector<std::size_t> grads_ready;  // indices into parameter_tensors(model)
+  std::optional<TensorComm> comm;        // set: this op is a TP collective, `work` is unused
 };
 
 struct PassShape {
@@ -26,8 +44,21 @@ struct PassShape {
   std::int64_t micro_batch = 1;    // sequences in this pass
   DType dtype = DType::bf16;       // activations and weights
   DType grad_dtype = DType::bf16;  // weight gradients (written by wgrad GEMMs)
-  bool recompute = false;          // full activation recompute: re-run each block before its backward
+  ActivationRecompute recompute = ActivationRecompute::none;
+  AttentionKernel attention = AttentionKernel::flash;
+  double dropout = 0.0;          // > 0: dropout kernels on scores and residual branches
+  std::int64_t tensor = 1;       // TP degree: heads, MLP columns and vocabulary split this many ways
+  bool sequence = false;         // SP: norms, dropout and residuals on s/t rows
+  std::int64_t first_layer = 0;  // this chunk's blocks: [first_layer, end_layer)
+  std::int64_t end_layer = -1;   // -1: through the last layer
+  bool embedding = true;         // this chunk starts with the embedding
+  bool head = true;              // this chunk ends with the final norm, LM head and loss
+
+  std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };
+
+// The pass over everything a shape covers built from the full model.
+PassShape whole_model_shape(const TransformerSpec& model, std::int64_t micro_batch, DType dtype, DType grad_dtype);
 
 // Embedding, every block, final LayerNorm, LM head and the loss.
 std::vector<ModelOp> forward_ops(const PassShape& shape);

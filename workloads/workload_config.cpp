@@ -10,6 +10,9 @@ namespace {
 constexpr std::int64_t kMaxDataParallel = 65'536;
 constexpr std::int64_t kMaxMicroBatch = 65'536;
 constexpr std::int64_t kMaxGradAccum = 1'024;
+constexpr std::int64_t kMaxTensorParallel = 1'024;
+constexpr std::int64_t kMaxPipelineParallel = 1'024;
+constexpr std::int64_t kMaxWorldSize = 65'536;
 
 DType parse_dtype_choice(const ConfigNode& node) {
   return *dtype_from_string(node.as_choice({"bf16", "fp16", "fp32"}));
@@ -23,15 +26,68 @@ TransformerSpec parse_model(const ConfigNode& node, const ModelCatalogue& catalo
             ", or give an inline mapping of layers, hidden, heads, vocab, seq_len");
 }
 
-ParallelPlan parse_parallel(const ConfigNode& node) {
-  node.expect_map();
-  for (std::string_view later : {"tensor", "pipeline", "sequence", "expert"}) {
-    if (node.has(later)) {
-      node.child(later).fail(std::string(later) + " parallelism is not supported yet; only 'data' is");
+PipelineSchedule parse_schedule(const ConfigNode& node) {
+  const std::string name = node.as_choice({"gpipe", "1f1b", "interleaved"});
+  if (name == "gpipe") return PipelineSchedule::gpipe;
+  return name == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;
+}
+
+ParallelDim parse_dim(const ConfigNode& node) {
+  const std::string name = node.as_choice({"tensor", "data", "pipeline"});
+  if (name == "tensor") return ParallelDim::tensor;
+  return name == "data" ? ParallelDim::data : ParallelDim::pipeline;
+}
+
+// A permutation of the three dimension names, fastest-varying first.
+std::array<ParallelDim, 3> parse_order(const ConfigNode& node) {
+  const auto items = node.elements();
+  if (items.size() != 3) node.fail("expected the three names [tensor, data, pipeline] in some order");
+  std::array<ParallelDim, 3> order{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    order[i] = parse_dim(items[i]);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (order[j] == order[i]) items[i].fail("names a dimension twice; list tensor, data and pipeline once each");
     }
   }
-  node.expect_keys({"data"});
-  return ParallelPlan{bounded_positive_integer(node, "data", kMaxDataParallel)};
+  return order;
+}
+
+std::vector<std::uint32_t> parse_gpu_list(const ConfigNode& node, std::int64_t world) {
+  const auto items = node.elements();
+  if (static_cast<std::int64_t>(items.size()) != world) {
+    node.fail("lists " + std::to_string(items.size()) + " GPUs but the plan has data * tensor * pipeline = " +
+              std::to_string(world) + " ranks; give one GPU index per rank");
+  }
+  std::vector<std::uint32_t> gpus;
+  for (const auto& item : items) {
+    const std::int64_t g = item.as_integer();
+    if (g < 0 || g >= kMaxWorldSize) item.fail("must be a GPU index from 0");
+    for (auto seen : gpus) {
+      if (seen == g) item.fail("GPU " + std::to_string(g) + " is given to two ranks");
+    }
+    gpus.push_back(static_cast<std::uint32_t>(g));
+  }
+  return gpus;
+}
+
+ParallelPlan parse_parallel(const ConfigNode& node) {
+  node.expect_map();
+  if (node.has("expert")) node.child("expert").fail("expert parallelism is not supported yet");
+  node.expect_keys({"data", "tensor", "pipeline", "sequence", "schedule", "virtual_stages", "order", "gpus"});
+  ParallelPlan plan;
+  plan.data = node.has("data") ? bounded_positive_integer(node, "data", kMaxDataParallel) : 1;
+  if (node.has("tensor")) plan.tensor = bounded_positive_integer(node, "tensor", kMaxTensorParallel);
+  if (node.has("pipeline")) plan.pipeline = bounded_positive_integer(node, "pipeline", kMaxPipelineParallel);
+  plan.sequence = node.bool_or("sequence", false);
+  if (auto s = node.optional_child("schedule")) plan.schedule = parse_schedule(*s);
+  if (node.has("virtual_stages")) plan.virtual_stages = bounded_positive_integer(node, "virtual_stages", 64);
+  if (plan.world_size() > kMaxWorldSize) {
+    node.fail("data * tensor * pipeline = " + std::to_string(plan.world_size()) + " ranks; at most " +
+              std::to_string(kMaxWorldSize) + " are supported");
+  }
+  if (auto o = node.optional_child("order")) plan.order = parse_order(*o);
+  if (auto g = node.optional_child("gpus")) plan.gpus = parse_gpu_list(*g, plan.world_size());
+  return plan;
 }
 
 DdpOptions parse_ddp(const ConfigNode& node, DType precision) {
@@ -49,7 +105,8 @@ DdpOptions parse_ddp(const ConfigNode& node, DType precision) {
   return ddp;
 }
 
-// global = micro * data * accumulation steps, with a whole number of steps.
+// global = micro * data * micro-batches per step, with a whole number of
+// micro-batches (one pipeline's worth per data-parallel replica).
 void set_batches(const ConfigNode& node, WorkloadSpec& spec) {
   spec.micro_batch = bounded_positive_integer(node, "micro_batch", kMaxMicroBatch);
   const std::int64_t per_pass = spec.micro_batch * spec.parallel.data;
@@ -63,32 +120,87 @@ void set_batches(const ConfigNode& node, WorkloadSpec& spec) {
   spec.grad_accum = spec.global_batch / per_pass;
   if (spec.grad_accum > kMaxGradAccum) {
     node.child("global_batch")
-        .fail("needs " + std::to_string(spec.grad_accum) + " gradient-accumulation steps; at most " +
+        .fail("needs " + std::to_string(spec.grad_accum) + " micro-batches per step; at most " +
               std::to_string(kMaxGradAccum) + " are supported");
   }
 }
 
 ActivationRecompute parse_recompute(const ConfigNode& node) {
   if (!node.has("activation_recompute")) return ActivationRecompute::none;
-  return node.choice("activation_recompute", {"none", "full"}) == "full" ? ActivationRecompute::full
-                                                                         : ActivationRecompute::none;
+  const std::string name = node.choice("activation_recompute", {"none", "selective", "full"});
+  if (name == "full") return ActivationRecompute::full;
+  return name == "selective" ? ActivationRecompute::selective : ActivationRecompute::none;
+}
+
+Strategy parse_strategy(const ConfigNode& node) {
+  const std::string name = node.as_choice({"ddp", "data_parallel", "zero1", "zero2", "zero3", "fsdp"});
+  if (name == "ddp") return Strategy::ddp;
+  if (name == "data_parallel") return Strategy::data_parallel;
+  if (name == "zero1") return Strategy::zero1;
+  if (name == "zero2") return Strategy::zero2;
+  return name == "zero3" ? Strategy::zero3 : Strategy::fsdp;
+}
+
+ConfigNode parallel_field(const ConfigNode& workload, std::string_view key) {
+  return workload.child("parallel").child(key);
+}
+
+// Checks that need both the model and the plan: how heads, layers and
+// micro-batches split over ranks.
+void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
+  const ParallelPlan& p = spec.parallel;
+  const TransformerSpec& m = spec.model;
+  if (m.heads % p.tensor != 0 || m.ffn % p.tensor != 0) {
+    parallel_field(node, "tensor")
+        .fail("tensor = " + std::to_string(p.tensor) + " must divide the model's " + std::to_string(m.heads) +
+              " attention heads (and its MLP width " + std::to_string(m.ffn) + ")");
+  }
+  const std::int64_t chunks = p.pipeline * p.virtual_stages;
+  if (m.layers % chunks != 0) {
+    parallel_field(node, p.virtual_stages > 1 ? "virtual_stages" : "pipeline")
+        .fail("pipeline * virtual_stages = " + std::to_string(p.pipeline) + " * " + std::to_string(p.virtual_stages) +
+              " must divide the model's " + std::to_string(m.layers) + " layers");
+  }
+  const bool interleaved = p.schedule == PipelineSchedule::interleaved;
+  if (interleaved != (p.virtual_stages > 1)) {
+    parallel_field(node, interleaved ? "schedule" : "virtual_stages")
+        .fail("the interleaved schedule and virtual_stages > 1 go together");
+  }
+  if (interleaved && (p.pipeline < 3 || spec.grad_accum % p.pipeline != 0)) {
+    parallel_field(node, "schedule")
+        .fail("interleaved 1F1B (as Megatron-LM) needs pipeline >= 3 and micro-batches per step (" +
+              std::to_string(spec.grad_accum) + ") a multiple of pipeline (" + std::to_string(p.pipeline) + ")");
+  }
+  if (spec.strategy == Strategy::data_parallel && (p.tensor > 1 || p.pipeline > 1)) {
+    node.child("strategy")
+        .fail(
+            "data_parallel (PyTorch nn.DataParallel) runs data parallelism only; "
+            "use ddp, zero1-3 or fsdp with tensor or pipeline parallelism");
+  }
 }
 
 }  // namespace
 
 WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalogue) {
   node.expect_keys({"model", "parallel", "strategy", "micro_batch", "global_batch", "precision", "optimizer", "ddp",
-                    "activation_recompute"});
+                    "activation_recompute", "attention", "dropout"});
   WorkloadSpec spec;
   spec.model = parse_model(node.child("model"), catalogue);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
-  if (node.has("strategy")) node.choice("strategy", {"ddp"});
+  if (auto s = node.optional_child("strategy")) spec.strategy = parse_strategy(*s);
   set_batches(node, spec);
   if (auto p = node.optional_child("precision")) spec.precision = parse_dtype_choice(*p);
   if (node.has("optimizer")) node.choice("optimizer", {"adam"});
   spec.ddp.grad_dtype = spec.precision;
   if (auto d = node.optional_child("ddp")) spec.ddp = parse_ddp(*d, spec.precision);
   spec.recompute = parse_recompute(node);
+  if (node.has("attention")) {
+    spec.attention =
+        node.choice("attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash : AttentionKernel::unfused;
+  }
+  spec.dropout = node.number_or("dropout", 0.0);
+  if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
+  check_plan_fits_model(node, spec);
   return spec;
 }
 

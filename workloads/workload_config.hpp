@@ -2,8 +2,10 @@
 // What one training job is: the model, how it is spread over GPUs, batch
 // sizes, numeric formats and the data-parallel strategy's knobs. Read from the
 // `workload:` section of a config; every check names the offending field.
+#include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/config/config_node.hpp"
 #include "sim/core/dtype.hpp"
@@ -13,13 +15,42 @@
 
 namespace simctl {
 
+// The parallel dimensions a rank's coordinates run over.
+enum class ParallelDim : std::uint8_t { tensor, data, pipeline };
+
+enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
+
 struct ParallelPlan {
-  std::int64_t data = 1;  // data-parallel replicas; tensor/pipeline come later
+  std::int64_t data = 1;      // data-parallel replicas
+  std::int64_t tensor = 1;    // Megatron tensor-parallel degree (splits heads and the MLP)
+  std::int64_t pipeline = 1;  // pipeline stages (contiguous layers each)
+  bool sequence = false;      // Megatron sequence parallelism (needs tensor > 1 to matter)
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t virtual_stages = 1;  // model chunks per stage (interleaved 1F1B)
+  // Rank numbering, fastest-varying dimension first: Megatron's default puts
+  // TP ranks next to each other, so with GPUs numbered node by node a TP group
+  // stays inside a node.
+  std::array<ParallelDim, 3> order{ParallelDim::tensor, ParallelDim::data, ParallelDim::pipeline};
+  std::vector<std::uint32_t> gpus;  // rank -> GPU index; empty = rank r on GPU r
+
+  std::int64_t world_size() const { return data * tensor * pipeline; }
 };
 
-enum class Strategy : std::uint8_t { ddp };
+// How data-parallel replicas keep weights in step. ddp: bucketed gradient
+// all-reduce. data_parallel: PyTorch nn.DataParallel (one process, master
+// GPU). zero1/zero2: gradients reduce-scattered, optimizer states (and for
+// zero2 gradients) sharded, updated weights all-gathered. zero3/fsdp:
+// weights sharded too, all-gathered before each layer's forward and backward.
+enum class Strategy : std::uint8_t { ddp, data_parallel, zero1, zero2, zero3, fsdp };
 enum class Optimizer : std::uint8_t { adam };
-enum class ActivationRecompute : std::uint8_t { none, full };
+// none: keep every activation. selective: keep all but the attention core
+// (softmax, dropout, QK^T and AV), re-run it in backward (Korthikanti et al.
+// 2022). full: keep only each layer's input and re-run the layer.
+enum class ActivationRecompute : std::uint8_t { none, selective, full };
+// flash: FlashAttention-2 (no s^2 tensor). unfused: Megatron-LM's 2021-22
+// core attention, two batched GEMMs around a fused scale-mask-softmax and a
+// dropout, all over the full b*a*s^2 score tensor.
+enum class AttentionKernel : std::uint8_t { flash, unfused };
 
 // PyTorch DistributedDataParallel's knobs.
 struct DdpOptions {
@@ -35,11 +66,15 @@ struct WorkloadSpec {
   Strategy strategy = Strategy::ddp;
   std::int64_t micro_batch = 1;   // sequences per GPU per forward/backward
   std::int64_t global_batch = 1;  // sequences per optimizer step, all GPUs
-  std::int64_t grad_accum = 1;    // derived: global / (micro * data)
+  std::int64_t grad_accum = 1;    // derived: global / (micro * data): micro-batches per pipeline per step
   DType precision = DType::bf16;  // compute dtype of forward/backward
   Optimizer optimizer = Optimizer::adam;
   DdpOptions ddp;
   ActivationRecompute recompute = ActivationRecompute::none;
+  AttentionKernel attention = AttentionKernel::flash;
+  // Dropout probability on attention scores and on each residual branch;
+  // Megatron's GPT runs use 0.1. Zero means no dropout kernels at all.
+  double dropout = 0.0;
 };
 
 // `node` is the `workload:` mapping. Model ids resolve in `catalogue`.

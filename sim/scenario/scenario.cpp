@@ -5,7 +5,10 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/topology/system_config.hpp"
+#include "workloads/data_parallel_trace.hpp"
 #include "workloads/ddp_trace.hpp"
+#include "workloads/parallel_trace.hpp"
+#include "workloads/rank_grid.hpp"
 
 namespace simctl {
 namespace {
@@ -25,17 +28,48 @@ ConfigNode section(const ConfigNode& root, const std::string& key) {
   return loaded.child(key);
 }
 
-// The GPUs a data-parallel job asks for must exist; fewer is fine (the job
-// runs on the first ones), more is an error that names the field.
+// The field to blame when the plan needs more GPUs than the system has: the
+// largest dimension the user wrote.
+ConfigNode world_size_field(const ConfigNode& workload_node, const ParallelPlan& p) {
+  const ConfigNode parallel = workload_node.child("parallel");
+  if (p.tensor == 1 && p.pipeline == 1) return parallel.child("data");
+  if (p.pipeline >= p.tensor && p.pipeline >= p.data) return parallel.child("pipeline");
+  if (p.tensor >= p.data) return parallel.child("tensor");
+  return parallel.has("data") ? parallel.child("data") : parallel;
+}
+
+// The ranks (data * tensor * pipeline) must each have a GPU; fewer is fine
+// (the job runs on the first ones, or on those parallel.gpus names).
 int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& workload, const System& system) {
   const auto gpus = static_cast<std::int64_t>(system.gpus().size());
-  if (workload.parallel.data > gpus) {
-    const ConfigNode parallel = workload_node.child("parallel");
-    parallel.child("data").fail("asks for " + std::to_string(workload.parallel.data) +
-                                " data-parallel ranks but system '" + system.name() + "' has " + std::to_string(gpus) +
-                                " GPUs; use at most " + std::to_string(gpus));
+  const ParallelPlan& p = workload.parallel;
+  if (p.world_size() > gpus) {
+    const std::string what = p.tensor == 1 && p.pipeline == 1
+                                 ? std::to_string(p.data) + " data-parallel ranks"
+                                 : "data * tensor * pipeline = " + std::to_string(p.data) + " * " +
+                                       std::to_string(p.tensor) + " * " + std::to_string(p.pipeline) + " = " +
+                                       std::to_string(p.world_size()) + " ranks";
+    world_size_field(workload_node, p)
+        .fail("asks for " + what + " but system '" + system.name() + "' has " + std::to_string(gpus) +
+              " GPUs; use at most " + std::to_string(gpus));
   }
-  return static_cast<int>(workload.parallel.data);
+  for (std::size_t r = 0; r < p.gpus.size(); ++r) {
+    if (p.gpus[r] >= gpus) {
+      workload_node.child("parallel")
+          .child("gpus")
+          .elements()[r]
+          .fail("GPU " + std::to_string(p.gpus[r]) + " does not exist; system '" + system.name() + "' has GPUs 0.." +
+                std::to_string(gpus - 1));
+    }
+  }
+  return static_cast<int>(p.world_size());
+}
+
+Trace build_trace(const WorkloadSpec& w, int ranks) {
+  const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1;
+  if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
+  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty()) return build_ddp_trace(w, ranks);
+  return build_parallel_trace(w);
 }
 
 std::string describe_system(const System& system) {
@@ -44,32 +78,111 @@ std::string describe_system(const System& system) {
          std::to_string(system.num_nodes()) + (system.num_nodes() == 1 ? " node" : " nodes");
 }
 
+std::string strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::ddp: return "DDP";
+    case Strategy::data_parallel: return "nn.DataParallel";
+    case Strategy::zero1: return "ZeRO-1";
+    case Strategy::zero2: return "ZeRO-2";
+    case Strategy::zero3: return "ZeRO-3";
+    case Strategy::fsdp: return "FSDP";
+  }
+  return "?";
+}
+
+std::string describe_plan(const WorkloadSpec& w, int ranks) {
+  const ParallelPlan& p = w.parallel;
+  if (p.tensor == 1 && p.pipeline == 1) return strategy_name(w.strategy) + " over " + std::to_string(ranks) + " GPUs";
+  const char* schedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
+  std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + " x PP " +
+                     std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
+                     (p.virtual_stages > 1 ? ", v=" + std::to_string(p.virtual_stages) : "") + ") x DP " +
+                     std::to_string(p.data) + " " + strategy_name(w.strategy) + " = " + std::to_string(ranks) + " GPUs";
+  return plan;
+}
+
 std::string describe_workload(const WorkloadSpec& w, int ranks) {
   char params[32];
   std::snprintf(params, sizeof params, "%.2f B params", static_cast<double>(w.model.parameter_count()) / 1e9);
-  return w.model.name + " (" + params + "), DDP over " + std::to_string(ranks) + " GPUs, " +
-         std::string(to_string(w.precision)) + ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " +
-         std::to_string(w.global_batch) + " x " + std::to_string(w.model.seq_len) + " tokens";
+  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + std::string(to_string(w.precision)) +
+         ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +
+         std::to_string(w.model.seq_len) + " tokens";
+}
+
+std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s) {
+  const RankGrid grid(s.workload.parallel);
+  std::vector<std::vector<MemoryItem>> out;
+  for (std::uint32_t r = 0; r < s.trace.ranks.size(); ++r) {
+    const StageMemory& row = memory_of_rank(s.memory, s.workload, grid.coord(r).pipeline, r == 0);
+    std::vector<MemoryItem> items;
+    for (const auto& use : row.items) items.push_back({use.name, use.bytes});
+    out.push_back(std::move(items));
+  }
+  return out;
 }
 
 }  // namespace
 
-Scenario load_scenario(const std::string& config_path) {
+double rank_gpu_capacity_bytes(const Scenario& s, std::uint32_t rank) {
+  const auto& part = s.system.part(s.system.gpus()[s.trace.gpu_index(rank)]);
+  return static_cast<double>(s.catalogue.gpu(part.model).memory_capacity);
+}
+
+std::optional<std::uint32_t> first_out_of_memory_rank(const Scenario& s) {
+  for (std::uint32_t r = 0; r < s.rank_memory.size(); ++r) {
+    double used = 0.0;
+    for (const auto& item : s.rank_memory[r]) used += item.bytes;
+    if (used > rank_gpu_capacity_bytes(s, r)) return r;
+  }
+  return std::nullopt;
+}
+
+std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank) {
+  const RankGrid grid(s.workload.parallel);
+  const StageMemory& row = memory_of_rank(s.memory, s.workload, grid.coord(rank).pipeline, rank == 0);
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, "%s (rank %u) needs %.1f GiB (", row.role.c_str(), rank,
+                row.total_bytes() / kGiB);
+  std::string text = buffer;
+  for (std::size_t i = 0; i < row.items.size(); ++i) {
+    std::snprintf(buffer, sizeof buffer, "%s%s %.1f", i ? ", " : "", row.items[i].name.c_str(),
+                  row.items[i].bytes / kGiB);
+    text += buffer;
+  }
+  std::snprintf(buffer, sizeof buffer, ") but its GPU has %.1f GiB", rank_gpu_capacity_bytes(s, rank) / kGiB);
+  return text + buffer;
+}
+
+Scenario load_scenario(const std::string& config_path, ScenarioOptions options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
-  root.expect_keys({"name", "description", "system", "workload"});
+  root.expect_keys({"name", "description", "system", "workload", "pricing", "power"});
   Scenario s{DeviceCatalogue::load(),
              LinkKindTable::load(),
              CollectiveTuning::load(),
              System{},
              WorkloadSpec{},
              Trace{},
-             RunLabels{}};
+             RunLabels{},
+             {},
+             {},
+             parse_costs(root)};
   s.system = load_system(section(root, "system"), s.catalogue, s.link_kinds);
   const ConfigNode workload_node = section(root, "workload");
   s.workload = parse_workload(workload_node);
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
-  s.trace = build_ddp_trace(s.workload, ranks);
+  s.trace = build_trace(s.workload, ranks);
   s.labels = RunLabels{describe_system(s.system), describe_workload(s.workload, ranks)};
+  s.memory = estimate_memory(s.workload);
+  s.rank_memory = per_rank_memory(s);
+  if (!options.allow_out_of_memory) {
+    if (auto rank = first_out_of_memory_rank(s)) {
+      workload_node.child("micro_batch")
+          .fail("out of memory: " + describe_out_of_memory(s, *rank) +
+                "; see `simctl memory` for the breakdown, and lower micro_batch, recompute activations or shard "
+                "with ZeRO/FSDP or more TP/PP");
+    }
+  }
   return s;
 }
 

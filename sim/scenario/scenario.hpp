@@ -4,12 +4,16 @@
 // the catalogues they are checked against. Loading it validates everything a
 // run needs, so `simctl check` and `simctl run` fail on exactly the same input.
 #include <string>
+#include <vector>
 
 #include "models/devices/device_catalogue.hpp"
 #include "models/network/collective.hpp"
 #include "models/network/link_kinds.hpp"
+#include "sim/report/costs.hpp"
+#include "sim/report/memory.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/topology/system.hpp"
+#include "workloads/memory_estimate.hpp"
 #include "workloads/trace.hpp"
 #include "workloads/workload_config.hpp"
 
@@ -23,9 +27,29 @@ struct Scenario {
   WorkloadSpec workload;
   Trace trace;
   RunLabels labels;
+  std::vector<StageMemory> memory;                   // per stage (memory_estimate.hpp)
+  std::vector<std::vector<MemoryItem>> rank_memory;  // per rank, for ReportInputs::memory
+  CostSpec costs;                                    // optional pricing/power sections (sim/report/costs.hpp)
+};
+
+struct ScenarioOptions {
+  // A plan whose estimated memory exceeds a GPU's capacity is a ConfigError
+  // (naming the stage and the numbers) unless this is set, as `simctl memory`
+  // does to show the breakdown.
+  bool allow_out_of_memory = false;
 };
 
 // Throws ConfigError (file:line:col, field, what is valid) on any bad input.
-Scenario load_scenario(const std::string& config_path);
+Scenario load_scenario(const std::string& config_path, ScenarioOptions options = {});
+
+// Capacity of the GPU that `rank` runs on, in bytes.
+double rank_gpu_capacity_bytes(const Scenario& s, std::uint32_t rank);
+
+// The first rank whose estimate exceeds its GPU's memory, if any.
+std::optional<std::uint32_t> first_out_of_memory_rank(const Scenario& s);
+
+// "stage 2 needs 93.4 GiB (weights 2.1, gradients 2.1, optimizer_states 12.6,
+// activations 70.1, temporary 6.5) but its GPU has 80.0 GiB"
+std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank);
 
 }  // namespace simctl

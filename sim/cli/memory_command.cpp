@@ -1,0 +1,65 @@
+// `simctl memory CONFIG`: the memory estimator's breakdown per pipeline stage
+// (ranks of one stage are alike), in GiB, with the headroom left on the
+// stage's GPU and an OOM line for each stage that does not fit.
+#include <cstdio>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "workloads/rank_grid.hpp"
+
+namespace simctl {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string gib(double bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%9.2f", bytes / kGiB);
+  return buffer;
+}
+
+// A rank that runs the row's stage (rank 0 for the first row).
+std::uint32_t representative_rank(const Scenario& s, std::size_t row) {
+  if (s.workload.strategy == Strategy::data_parallel) return row == 0 ? 0 : 1;
+  const RankGrid grid(s.workload.parallel);
+  return grid.rank(RankCoord{0, 0, static_cast<std::int64_t>(row)});
+}
+
+void print_header(const Scenario& s, std::ostream& out) {
+  out << s.labels.workload << "\n" << s.labels.system << "\n\n";
+  out << "memory per rank (GiB)\n";
+  out << "  row                 ";
+  for (const auto& item : s.memory.front().items) {
+    char name[24];
+    std::snprintf(name, sizeof name, " %17s", item.name.c_str());
+    out << name;
+  }
+  out << "      total   capacity   headroom  in-flight\n";
+}
+
+}  // namespace
+
+int memory_command_main(const std::vector<std::string>& args, std::ostream& out) {
+  const ParsedOptions options = parse_command_options("memory CONFIG", args, {}, 1);
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true});
+  print_header(s, out);
+  std::vector<std::string> out_of_memory;
+  for (std::size_t row = 0; row < s.memory.size(); ++row) {
+    const StageMemory& m = s.memory[row];
+    const std::uint32_t rank = representative_rank(s, row);
+    const double capacity = rank_gpu_capacity_bytes(s, rank);
+    char label[24];
+    std::snprintf(label, sizeof label, "  %-20s", m.role.c_str());
+    out << label;
+    for (const auto& item : m.items) out << "         " << gib(item.bytes);
+    out << "  " << gib(m.total_bytes()) << "  " << gib(capacity) << "  " << gib(capacity - m.total_bytes()) << "  "
+        << m.in_flight << "\n";
+    if (m.total_bytes() > capacity) out_of_memory.push_back(describe_out_of_memory(s, rank));
+  }
+  out << "\nactivations: in-flight micro-batch chunk passes x layers per chunk x Korthikanti et al. per-layer bytes\n";
+  for (const auto& line : out_of_memory) out << "OUT OF MEMORY: " << line << "\n";
+  return out_of_memory.empty() ? 0 : 1;
+}
+
+}  // namespace simctl

@@ -1,0 +1,134 @@
+#include "workloads/memory_estimate.hpp"
+
+#include <algorithm>
+
+#include "workloads/data_parallel_sync.hpp"
+#include "workloads/pipeline_schedule.hpp"
+#include "workloads/stage_layout.hpp"
+
+namespace simctl {
+namespace {
+
+constexpr double kAdamStateBytesMixed = 12.0;  // fp32 master weights, m, v
+constexpr double kAdamStateBytesFp32 = 8.0;    // m, v (the weights are the master copy)
+constexpr double kFp32Bytes = 4.0;
+// Korthikanti et al. Sec. 4.1, per s*b*h: the parts no TP split touches
+// (LayerNorm inputs, the GEMM inputs they feed, two dropout masks) and the
+// parts TP splits (Q, K, V, attention output, MLP activations).
+constexpr double kReplicatedPerToken = 10.0;
+constexpr double kHiddenDropoutMasks = 2.0;
+constexpr double kShardedPerToken = 24.0;
+constexpr double kScoreTerm = 5.0;           // softmax output 2, dropout mask 1, dropout output 2
+constexpr double kScoreTermNoDropout = 2.0;  // softmax output only
+constexpr double kLayerInputPerToken = 2.0;  // what full recompute keeps
+
+double sbh(const WorkloadSpec& spec) {
+  return static_cast<double>(spec.micro_batch * spec.model.seq_len * spec.model.hidden);
+}
+
+bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence && spec.parallel.tensor > 1; }
+
+double full_layer_bytes(const WorkloadSpec& spec) {
+  const double t = static_cast<double>(spec.parallel.tensor);
+  const bool dropout = spec.dropout > 0.0;
+  double replicated = kReplicatedPerToken - (dropout ? 0.0 : kHiddenDropoutMasks);
+  if (sequence_parallel(spec)) replicated /= t;
+  double bytes = sbh(spec) * (replicated + kShardedPerToken / t);
+  const bool keeps_scores = spec.attention == AttentionKernel::unfused && spec.recompute == ActivationRecompute::none;
+  if (keeps_scores) {
+    const double s = static_cast<double>(spec.model.seq_len);
+    const double score_elements = static_cast<double>(spec.model.heads * spec.micro_batch) * s * s / t;
+    bytes += score_elements * (dropout ? kScoreTerm : kScoreTermNoDropout);
+  }
+  return bytes;
+}
+
+double weight_shards(const WorkloadSpec& spec, bool sharded) {
+  return sharded ? static_cast<double>(spec.parallel.data) : 1.0;
+}
+
+std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, bool holds_optimizer) {
+  const Strategy s = spec.strategy;
+  const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
+  return {
+      {"weights", params * bytes_per_element(spec.precision) / weight_shards(spec, shards_weights(s))},
+      {"gradients", params * bytes_per_element(spec.ddp.grad_dtype) / weight_shards(spec, shards_gradients(s))},
+      {"optimizer_states", holds_optimizer ? params * state_bytes / weight_shards(spec, shards_optimizer(s)) : 0.0},
+  };
+}
+
+// The logits and the fp32 softmax of the loss, per micro-batch, on the rank
+// that computes the loss.
+double loss_buffer_bytes(const WorkloadSpec& spec, double replicas) {
+  const double tokens = static_cast<double>(spec.micro_batch * spec.model.seq_len) * replicas;
+  const double vocab = static_cast<double>(spec.model.vocab) / static_cast<double>(spec.parallel.tensor);
+  return tokens * vocab * (bytes_per_element(spec.precision) + kFp32Bytes);
+}
+
+double largest_unit_parameters(const WorkloadSpec& spec, std::int64_t stage) {
+  double largest = 0.0;
+  for (std::int64_t c = 0; c < spec.parallel.virtual_stages; ++c) {
+    for (const auto& u : stage_chunk(spec, stage, c).units) largest = std::max(largest, u.parameters);
+  }
+  return largest;
+}
+
+StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
+  const auto& par = spec.parallel;
+  StageMemory row{stage, "stage " + std::to_string(stage), {}, 0};
+  row.items = model_state(spec, stage_parameters(spec, stage), true);
+  const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
+  row.in_flight = peak_in_flight(steps);
+  const double layers = static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
+  row.items.push_back({"activations", static_cast<double>(row.in_flight) * layers * layer_activation_bytes(spec)});
+  double temporary = 0.0;
+  if (spec.recompute == ActivationRecompute::full) temporary += full_layer_bytes(spec);  // the layer being recomputed
+  if (stage == par.pipeline - 1) temporary += loss_buffer_bytes(spec, 1.0);
+  // ZeRO-3/FSDP hold the unit being computed and the one being prefetched.
+  if (shards_weights(spec.strategy) && par.data > 1) {
+    temporary += 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.precision);
+  }
+  row.items.push_back({"temporary", temporary});
+  return row;
+}
+
+std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
+  const double params = static_cast<double>(spec.model.parameter_count());
+  const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
+  StageMemory master{0, "master", model_state(spec, params, true), 1};
+  master.items.push_back({"activations", activations});
+  master.items.push_back({"temporary", loss_buffer_bytes(spec, static_cast<double>(spec.parallel.data))});
+  StageMemory replica{0, "replica", model_state(spec, params, false), 1};
+  replica.items.push_back({"activations", activations});
+  replica.items.push_back({"temporary", loss_buffer_bytes(spec, 1.0)});
+  return {master, replica};
+}
+
+}  // namespace
+
+double StageMemory::total_bytes() const {
+  double sum = 0.0;
+  for (const auto& i : items) sum += i.bytes;
+  return sum;
+}
+
+double layer_activation_bytes(const WorkloadSpec& spec) {
+  if (spec.recompute != ActivationRecompute::full) return full_layer_bytes(spec);
+  const double shards = sequence_parallel(spec) ? static_cast<double>(spec.parallel.tensor) : 1.0;
+  return sbh(spec) * kLayerInputPerToken / shards;
+}
+
+std::vector<StageMemory> estimate_memory(const WorkloadSpec& spec) {
+  if (spec.strategy == Strategy::data_parallel) return data_parallel_rows(spec);
+  std::vector<StageMemory> rows;
+  for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) rows.push_back(pipeline_stage(spec, s));
+  return rows;
+}
+
+const StageMemory& memory_of_rank(const std::vector<StageMemory>& rows, const WorkloadSpec& spec,
+                                  std::int64_t pipeline_stage, bool master) {
+  if (spec.strategy == Strategy::data_parallel) return rows[master ? 0 : 1];
+  return rows[static_cast<std::size_t>(pipeline_stage)];
+}
+
+}  // namespace simctl

@@ -1,0 +1,57 @@
+#pragma once
+// Device memory one rank needs at its peak, by kind, under the plan:
+//
+//   weights           P x bytes(precision)                  (/d under ZeRO-3, FSDP)
+//   gradients         P x bytes(grad dtype)                 (/d under ZeRO-2, -3, FSDP)
+//   optimizer_states  P x 12 B (fp32 master weights, Adam m and v; 8 B without
+//                     mixed precision)                      (/d under ZeRO-1, -2, -3, FSDP)
+//   activations       peak in-flight chunk passes x layers per chunk x per-layer bytes
+//   temporary         logits and loss buffers on the last stage, gathered ZeRO-3
+//                     units, nn.DataParallel's gathered outputs on the master
+//
+// P is what one rank of the stage holds (stage_layout.hpp). Per-layer
+// activation bytes follow Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", Sec. 4, 2-byte activations,
+// 1-byte dropout masks), with s = sequence, b = micro-batch, h = hidden,
+// a = heads, t = TP degree:
+//   no recompute:   s*b*h*(10 + 24/t) + 5*a*s^2*b/t   (SP also divides the 10 by t)
+//   selective:      the 5*a*s^2*b/t score term is not kept
+//   full:           2*s*b*h per layer (its input; /t with SP), plus one
+//                   layer's full set while it is recomputed
+// With FlashAttention no score tensor exists (term 0); without dropout the
+// masks go: 10 -> 8 and 5 -> 2 (only the softmax output remains).
+// In-flight passes come from the stage's schedule (GPipe: m; 1F1B: p - stage;
+// interleaved: Megatron's warm-up), not from a closed formula.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workloads/workload_config.hpp"
+
+namespace simctl {
+
+struct MemoryUse {
+  std::string name;  // weights, gradients, optimizer_states, activations, temporary
+  double bytes = 0.0;
+};
+
+struct StageMemory {
+  std::int64_t stage = 0;
+  std::string role;  // "stage 3", or "master" / "replica" for nn.DataParallel
+  std::vector<MemoryUse> items;
+  std::int64_t in_flight = 0;  // chunk passes whose activations are held at the peak
+  double total_bytes() const;
+};
+
+// Bytes one layer keeps for backward, per micro-batch, on one TP rank.
+double layer_activation_bytes(const WorkloadSpec& spec);
+
+// One row per pipeline stage (ranks of a stage are alike), or master and
+// replica rows for nn.DataParallel.
+std::vector<StageMemory> estimate_memory(const WorkloadSpec& spec);
+
+// The row that applies to `stage` (or, for nn.DataParallel, to rank 0 or not).
+const StageMemory& memory_of_rank(const std::vector<StageMemory>& rows, const WorkloadSpec& spec,
+                                  std::int64_t pipeline_stage, bool master);
+
+}  // namespace simctl

@@ -1,0 +1,222 @@
+#include "workloads/parallel_trace.hpp"
+
+#include <stdexcept>
+
+#include "workloads/data_parallel_sync.hpp"
+#include "workloads/ddp_trace.hpp"
+#include "workloads/model_flops.hpp"
+#include "workloads/pipeline_schedule.hpp"
+#include "workloads/rank_grid.hpp"
+#include "workloads/stage_layout.hpp"
+
+namespace simctl {
+namespace {
+
+struct ChunkOps {
+  StageChunk chunk;
+  std::vector<std::vector<ModelOp>> forward;   // per unit
+  std::vector<std::vector<ModelOp>> backward;  // per unit
+};
+
+// Everything one rank's op list is built from.
+struct RankPlan {
+  const WorkloadSpec& spec;
+  const RankGrid& grid;
+  std::uint32_t rank = 0;
+  RankCoord coord;
+  std::uint32_t tp_group = 0;
+  const std::vector<ChunkOps>* chunks = nullptr;  // of the rank's stage
+};
+
+std::vector<ChunkOps> chunk_ops(const WorkloadSpec& spec, std::int64_t stage) {
+  std::vector<ChunkOps> out;
+  for (std::int64_t c = 0; c < spec.parallel.virtual_stages; ++c) {
+    ChunkOps ops{stage_chunk(spec, stage, c), {}, {}};
+    for (const auto& unit : ops.chunk.units) {
+      ops.forward.push_back(forward_ops(unit.shape));
+      ops.backward.push_back(backward_ops(unit.shape));
+    }
+    out.push_back(std::move(ops));
+  }
+  return out;
+}
+
+void emit_model_ops(const RankPlan& plan, RankOps& ops, const std::vector<ModelOp>& list, const std::string& prefix) {
+  for (const auto& op : list) {
+    if (!op.comm) {
+      ops.compute(prefix + op.name, op.phase, op.work);
+      continue;
+    }
+    CollectiveCall call{op.comm->op, plan.tp_group, op.comm->bytes, CommDimension::tensor};
+    ops.other(Op{prefix + op.name, op.phase, Stream::communication, ops.deps_on_last_compute(), call},
+              op.comm->consumer_offset);
+  }
+}
+
+// Activations (or their gradients) crossing a stage boundary. With TP, each
+// TP rank sends only its 1/t slice and the receivers all-gather it over
+// NVLink (Megatron's scatter-gather optimisation; with SP the slice is the
+// rank's own sequence shard and needs no gather).
+double boundary_bytes(const WorkloadSpec& spec) {
+  const double full = static_cast<double>(spec.micro_batch * spec.model.seq_len * spec.model.hidden) *
+                      bytes_per_element(spec.precision);
+  return full / static_cast<double>(spec.parallel.tensor);
+}
+
+std::uint32_t neighbour(const RankPlan& plan, int direction) {
+  const std::int64_t p = plan.spec.parallel.pipeline;
+  RankCoord c = plan.coord;
+  c.pipeline = (c.pipeline + direction + p) % p;
+  return plan.grid.rank(c);
+}
+
+void receive(const RankPlan& plan, RankOps& ops, const std::string& name, OpPhase phase, std::uint32_t peer) {
+  const PeerTransfer t{PeerTransfer::Side::receive, peer, boundary_bytes(plan.spec), CommDimension::pipeline};
+  const OpIndex recv = ops.other(Op{name, phase, Stream::communication, {}, t}, 0);
+  if (plan.spec.parallel.tensor > 1 && !(plan.spec.parallel.sequence)) {
+    const CollectiveCall gather{CollectiveOp::all_gather, plan.tp_group,
+                                boundary_bytes(plan.spec) * static_cast<double>(plan.spec.parallel.tensor),
+                                CommDimension::pipeline};
+    ops.other(Op{name + ".all_gather", phase, Stream::communication, {recv}, gather}, 0);
+  }
+}
+
+void send(const RankPlan& plan, RankOps& ops, const std::string& name, OpPhase phase, std::uint32_t peer) {
+  const PeerTransfer t{PeerTransfer::Side::send, peer, boundary_bytes(plan.spec), CommDimension::pipeline};
+  ops.other(Op{name, phase, Stream::copy, ops.deps_on_last_compute(), t}, std::nullopt);
+}
+
+void emit_forward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step) {
+  const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
+  const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
+  if (c.chunk.first) {
+    const double bytes = kInputBytesPerToken * static_cast<double>(plan.spec.micro_batch * plan.spec.model.seq_len);
+    ops.other(Op{prefix + "input_batch",
+                 OpPhase::data_loading,
+                 Stream::copy,
+                 {},
+                 CopyCall{CopyDirection::host_to_device, bytes}},
+              0);
+  } else {
+    receive(plan, ops, prefix + "activations.recv", OpPhase::forward, neighbour(plan, -1));
+  }
+  for (std::size_t u = 0; u < c.chunk.units.size(); ++u) {
+    sync.before_unit(ops, c.chunk.units[u], prefix, OpPhase::forward);
+    emit_model_ops(plan, ops, c.forward[u], prefix);
+  }
+  if (!c.chunk.last) send(plan, ops, prefix + "activations.send", OpPhase::forward, neighbour(plan, +1));
+}
+
+void emit_backward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step,
+                   bool last_micro_batch) {
+  const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
+  const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
+  if (!c.chunk.last) receive(plan, ops, prefix + "grads.recv", OpPhase::backward, neighbour(plan, +1));
+  for (std::size_t u = c.chunk.units.size(); u-- > 0;) {
+    sync.before_unit(ops, c.chunk.units[u], prefix, OpPhase::backward);
+    emit_model_ops(plan, ops, c.backward[u], prefix);
+    sync.after_unit_backward(ops, c.chunk.units[u], prefix, last_micro_batch);
+  }
+  if (!c.chunk.first) send(plan, ops, prefix + "grads.send", OpPhase::backward, neighbour(plan, -1));
+}
+
+// Megatron-LM keeps the word embedding on the first stage and a copy for the
+// LM head on the last one; their gradients are summed before the optimizer.
+std::optional<OpIndex> emit_embedding_tie(const RankPlan& plan, RankOps& ops, GroupTable& groups) {
+  const std::int64_t p = plan.spec.parallel.pipeline;
+  if (p == 1 || (plan.coord.pipeline != 0 && plan.coord.pipeline != p - 1)) return std::nullopt;
+  RankCoord first = plan.coord, last = plan.coord;
+  first.pipeline = 0;
+  last.pipeline = p - 1;
+  const auto& m = plan.spec.model;
+  const double bytes = static_cast<double>(m.vocab * m.hidden) / static_cast<double>(plan.spec.parallel.tensor) *
+                       bytes_per_element(plan.spec.ddp.grad_dtype);
+  const CollectiveCall call{CollectiveOp::all_reduce, groups.id({plan.grid.rank(first), plan.grid.rank(last)}), bytes,
+                            CommDimension::pipeline};
+  return ops.other(
+      Op{"embedding.grads.all_reduce", OpPhase::gradient_sync, Stream::communication, ops.deps_on_last_compute(), call},
+      std::nullopt);
+}
+
+ComputeWork optimizer_work(const WorkloadSpec& spec, double parameters) {
+  ComputeWork w = adam_step_work(spec);
+  const double scale = parameters / static_cast<double>(spec.model.parameter_count());
+  w.flops *= scale;
+  w.memory_bytes *= scale;
+  return w;
+}
+
+// The step's last backward of each chunk, where once-per-step syncs go.
+std::vector<std::size_t> last_backward_positions(const std::vector<PipelineStep>& steps, std::int64_t chunks) {
+  std::vector<std::size_t> last(static_cast<std::size_t>(chunks), 0);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!steps[i].forward) last[static_cast<std::size_t>(steps[i].chunk)] = i;
+  }
+  return last;
+}
+
+std::vector<Op> rank_ops(const RankPlan& plan, GroupTable& groups) {
+  const auto& par = plan.spec.parallel;
+  const auto steps =
+      stage_schedule(par.schedule, par.pipeline, plan.coord.pipeline, plan.spec.grad_accum, par.virtual_stages);
+  const auto last_backward = last_backward_positions(steps, par.virtual_stages);
+  RankOps ops;
+  DataParallelSync sync(plan.spec, groups.id(plan.grid.group(plan.rank, ParallelDim::data)));
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].forward) {
+      emit_forward(plan, ops, sync, steps[i]);
+    } else {
+      emit_backward(plan, ops, sync, steps[i], last_backward[static_cast<std::size_t>(steps[i].chunk)] == i);
+    }
+  }
+  sync.finish_backward(ops);
+  std::vector<OpIndex> before_update = sync.gradient_ops();
+  if (auto tie = emit_embedding_tie(plan, ops, groups)) before_update.push_back(*tie);
+  const double held = stage_parameters(plan.spec, plan.coord.pipeline);
+  const OpIndex update = ops.compute("optimizer.adam", OpPhase::optimizer,
+                                     optimizer_work(plan.spec, held * sync.optimizer_share()), before_update);
+  sync.after_optimizer(ops, held, update);
+  return ops.take();
+}
+
+StepTotals step_totals(const WorkloadSpec& spec) {
+  const double sequences = static_cast<double>(spec.global_batch);
+  StepTotals t;
+  t.model_flops = training_model_flops(spec.model, sequences);
+  t.tokens = sequences * static_cast<double>(spec.model.seq_len);
+  t.samples = sequences;
+  t.parameters = static_cast<double>(spec.model.parameter_count());
+  return t;
+}
+
+}  // namespace
+
+std::string pipeline_op_prefix(std::int64_t micro, std::int64_t chunk, std::int64_t virtual_stages) {
+  std::string prefix = "mb" + std::to_string(micro) + ".";
+  if (virtual_stages > 1) prefix += "c" + std::to_string(chunk) + ".";
+  return prefix;
+}
+
+Trace build_parallel_trace(const WorkloadSpec& spec) {
+  if (spec.strategy == Strategy::data_parallel) {
+    throw std::invalid_argument("build_parallel_trace does not build nn.DataParallel; use build_data_parallel_trace");
+  }
+  const RankGrid grid(spec.parallel);
+  GroupTable groups;
+  Trace trace;
+  std::vector<std::vector<ChunkOps>> stage_chunks;
+  for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) stage_chunks.push_back(chunk_ops(spec, s));
+  for (std::uint32_t r = 0; r < grid.world_size(); ++r) {
+    RankPlan plan{spec, grid, r, grid.coord(r), 0, nullptr};
+    plan.tp_group = groups.id(grid.group(r, ParallelDim::tensor));
+    plan.chunks = &stage_chunks[static_cast<std::size_t>(plan.coord.pipeline)];
+    trace.ranks.push_back(RankTrace{rank_ops(plan, groups)});
+  }
+  trace.groups = groups.take();
+  trace.totals = step_totals(spec);
+  trace.compute_dtype = spec.precision;
+  trace.gpu_of_rank = spec.parallel.gpus;
+  return trace;
+}
+
+}  // namespace simctl

@@ -1,0 +1,39 @@
+#pragma once
+// Which part of the model a pipeline stage's chunk holds, cut into the units
+// that ZeRO-3/FSDP gather one at a time and that gradient buckets collect: the
+// embedding, each block, the head. Parameter counts are per tensor-parallel
+// rank. Shared by the trace builder and the memory estimator.
+#include <string>
+#include <vector>
+
+#include "workloads/transformer_ops.hpp"
+#include "workloads/workload_config.hpp"
+
+namespace simctl {
+
+struct ModelUnit {
+  std::string name;
+  PassShape shape;          // the ops of this unit alone
+  double parameters = 0.0;  // held by one TP rank
+};
+
+struct StageChunk {
+  std::int64_t virtual_stage = 0;  // chunk * pipeline + stage
+  bool first = false;              // holds the embedding
+  bool last = false;               // holds the head and the loss
+  std::int64_t layers = 0;
+  std::vector<ModelUnit> units;  // forward order
+
+  double parameters() const;
+};
+
+// The pass shape every unit starts from: model, micro-batch, dtypes, TP/SP,
+// recompute and attention kernel.
+PassShape plan_shape(const WorkloadSpec& spec);
+
+StageChunk stage_chunk(const WorkloadSpec& spec, std::int64_t stage, std::int64_t chunk);
+
+// Parameters one rank of `stage` holds (all its chunks), before ZeRO sharding.
+double stage_parameters(const WorkloadSpec& spec, std::int64_t stage);
+
+}  // namespace simctl
