@@ -125,7 +125,8 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
     CollectiveRequest sub = request;
     sub.members = order;
     sub.bytes = request.bytes / static_cast<double>(orders.size());
-    RingPlan plan = plan_ring(sub, ring_tuning);
+    RingPlan plan = plan_ring(sub, ring_tuning, false);
+    if (plan.chain || ring_send_count(plan) < ring_tuning.fast_path_min_sends) fill_ring_sends(plan);
     const std::size_t n = plan.order.size();
     for (std::size_t i = 0; i < n; ++i) {
       const bool net = crosses_nodes(topology(), plan.order[i], plan.order[(i + 1) % n]);
@@ -135,13 +136,12 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
     next_flow_key_ += kFlowKeyStride;
     plans.push_back(std::move(plan));
   }
-  const bool ring_op = is_ring_op(request.op);
-  return [this, ring_tuning, ring_op, plans = std::move(plans)](std::function<void()> done) mutable {
+  return [this, ring_tuning, plans = std::move(plans)](std::function<void()> done) mutable {
     const RingContext context{engine_, network_, rail_router_, ring_tuning};
     auto each = join(plans.size(), std::move(done));
     network_.begin_batch();
     for (RingPlan& plan : plans) {
-      if (ring_op && plan.total_sends() >= ring_tuning.fast_path_min_sends) {
+      if (plan.sends.empty()) {
         run_ring_fast(context, plan, each);
       } else {
         run_ring(context, std::move(plan), each);

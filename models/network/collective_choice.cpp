@@ -34,14 +34,24 @@ struct Counts {
   double n, nodes, per_node, bytes;
 };
 
-double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, double bw) {
+// Seconds per byte a rank sends around the rings: across nodes each GPU
+// sends 1/m of its ring traffic through its NIC (one ring per rail) and the
+// rest over NVLink, so both shares bound it.
+double ring_seconds_per_byte(const Counts& c, double intra, double inter) {
+  if (c.nodes <= 1) return 1.0 / intra;
+  return std::max((c.per_node - 1) / c.per_node / intra, 1.0 / c.per_node / inter);
+}
+
+double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, double intra, double inter) {
   const bool ar = op == CollectiveOp::all_reduce;
   const bool chain = op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
   const double steps = ar ? 2 * (c.n - 1) : c.n - 1;
   const double inter_steps = c.nodes > 1 ? (ar ? 2 * (c.nodes - 1) : c.nodes - 1) : 0.0;
   const double per_rank = chain ? c.bytes : steps * c.bytes / c.n;
+  const double per_byte =
+      chain ? 1.0 / (c.nodes > 1 ? std::min(intra, inter) : intra) : ring_seconds_per_byte(c, intra, inter);
   return ps_to_seconds(p.launch_latency) + (steps - inter_steps) * ps_to_seconds(p.nvlink_step_latency) +
-         inter_steps * ps_to_seconds(p.network_step_latency) + per_rank / (p.efficiency * bw);
+         inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte / p.efficiency;
 }
 
 }  // namespace
@@ -76,7 +86,7 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, const Collecti
   const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
   const double nvl = ps_to_seconds(p.nvlink_step_latency), net = ps_to_seconds(p.network_step_latency);
   switch (a) {
-    case CollectiveAlgorithm::ring: return ring_seconds(p, c, r.op, slowest);
+    case CollectiveAlgorithm::ring: return ring_seconds(p, c, r.op, intra, inter);
     case CollectiveAlgorithm::tree:
       return ps_to_seconds(p.launch_latency) + 2 * ((c.per_node - 1) * nvl + std::ceil(std::log2(c.nodes)) * net) +
              2 * c.bytes / (p.efficiency * tuning.tree_efficiency * slowest);

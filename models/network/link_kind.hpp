@@ -26,10 +26,20 @@ enum class LinkKind : std::uint8_t {
 };
 
 inline constexpr std::array kAllLinkKinds = {
-    LinkKind::pcie_gen3_x16,  LinkKind::pcie_gen4_x16,  LinkKind::pcie_gen5_x16, LinkKind::nvlink3,
-    LinkKind::nvlink4,        LinkKind::nvlink5,        LinkKind::nvlink_c2c,    LinkKind::infiniband_hdr,
-    LinkKind::infiniband_ndr, LinkKind::infiniband_xdr, LinkKind::ethernet,      LinkKind::memory_bus,
-    LinkKind::upi,            LinkKind::xgmi,
+    LinkKind::pcie_gen3_x16,
+    LinkKind::pcie_gen4_x16,
+    LinkKind::pcie_gen5_x16,
+    LinkKind::nvlink3,
+    LinkKind::nvlink4,
+    LinkKind::nvlink5,
+    LinkKind::nvlink_c2c,
+    LinkKind::infiniband_hdr,
+    LinkKind::infiniband_ndr,
+    LinkKind::infiniband_xdr,
+    LinkKind::ethernet,
+    LinkKind::memory_bus,
+    LinkKind::upi,
+    LinkKind::xgmi,
 };
 
 constexpr std::string_view to_string(LinkKind kind) {

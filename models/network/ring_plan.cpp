@@ -57,7 +57,19 @@ std::size_t RingPlan::total_sends() const {
   return total;
 }
 
-RingPlan plan_ring(const CollectiveRequest& request, const CollectiveTuning& tuning) {
+void fill_ring_sends(RingPlan& plan) {
+  const int n = static_cast<int>(plan.order.size());
+  plan.sends.resize(static_cast<std::size_t>(n));
+  for (int p = 0; p < n; ++p) plan.sends[p] = sends_of(p, plan, plan.chain);
+}
+
+std::size_t ring_send_count(const RingPlan& plan) {
+  const std::size_t n = plan.order.size();
+  const std::size_t per_step = static_cast<std::size_t>(plan.chunks);
+  return plan.chain ? (n - 1) * per_step : n * static_cast<std::size_t>(plan.steps) * per_step;
+}
+
+RingPlan plan_ring(const CollectiveRequest& request, const CollectiveTuning& tuning, bool with_sends) {
   const int n = static_cast<int>(request.members.size());
   if (n < 2) throw std::invalid_argument("ring collective needs at least 2 members");
   RingPlan plan;
@@ -67,8 +79,8 @@ RingPlan plan_ring(const CollectiveRequest& request, const CollectiveTuning& tun
   const double wanted = std::ceil(per_step / tuning.chunk_bytes);
   plan.chunks = static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(tuning.max_chunks_per_step)));
   plan.chunk_bytes = per_step / plan.chunks;
-  plan.sends.resize(static_cast<std::size_t>(n));
-  for (int p = 0; p < n; ++p) plan.sends[p] = sends_of(p, plan, is_chain(request.op));
+  plan.chain = is_chain(request.op);
+  if (with_sends) fill_ring_sends(plan);
   return plan;
 }
 

@@ -26,6 +26,7 @@ struct RingPlan {
   // network step latency); empty: the tuning's step_latency for all.
   std::vector<TimePs> sync_latency;
   std::uint64_t flow_key = 0;  // ECMP key base: position p's sends hash with flow_key + p
+  bool chain = false;          // broadcast/reduce: position p forwards at step p only
 
   std::size_t total_sends() const;
 };
@@ -33,6 +34,12 @@ struct RingPlan {
 // Ring for all_reduce (2(n-1) steps of bytes/n), all_gather and reduce_scatter
 // (n-1 steps of bytes/n); open chain for broadcast (root first) and reduce
 // (root last). Throws std::invalid_argument for ops the ring cannot express.
-RingPlan plan_ring(const CollectiveRequest& request, const CollectiveTuning& tuning);
+// Without `with_sends` the per-position send lists stay empty (the fast path
+// needs only the shape; a 1024-rank ring would list millions of sends).
+RingPlan plan_ring(const CollectiveRequest& request, const CollectiveTuning& tuning, bool with_sends = true);
+// The send lists plan_ring leaves out without `with_sends`.
+void fill_ring_sends(RingPlan& plan);
+// Sends the plan makes, whether or not they are listed.
+std::size_t ring_send_count(const RingPlan& plan);
 
 }  // namespace simctl
