@@ -6,8 +6,9 @@
 namespace simctl {
 
 // One line in plain words naming what limits the step: the largest share of
-// the step (compute, exposed communication, copies, idle), qualified by what
-// dominates inside it, and the busiest link.
+// the step (compute, exposed communication, copies, pipeline bubble,
+// waiting), qualified by what dominates inside it, then the busiest tier of
+// links (with its oversubscription where there is one).
 std::string describe_bottleneck(const StepReport& report);
 
 }  // namespace simctl

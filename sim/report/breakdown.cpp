@@ -1,60 +1,147 @@
 #include "sim/report/breakdown.hpp"
 
-#include "sim/report/intervals.hpp"
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
 
 namespace simctl {
+namespace {
 
-TimeBreakdown rank_breakdown(const RankTrace& ops, const RankTimeline& timeline, TimePs step_time) {
-  std::vector<Interval> compute, communication, copy, memory_bound;
-  for (std::size_t i = 0; i < ops.ops.size(); ++i) {
-    const Interval iv{timeline.ops[i].start, timeline.ops[i].end};
-    switch (ops.ops[i].stream) {
-      case Stream::compute:
-        compute.push_back(iv);
-        if (timeline.ops[i].memory_bound) memory_bound.push_back(iv);
-        break;
-      case Stream::communication: communication.push_back(iv); break;
-      case Stream::copy: copy.push_back(iv); break;
+// One stretch of time a rank spends in one category.
+struct Segment {
+  TimePs start = 0;
+  TimePs end = 0;
+  Category category = Category::waiting;
+};
+
+Category copy_category(const Op& op, const CopyCall& copy) {
+  const bool loading = op.phase == OpPhase::data_loading || copy.direction == CopyDirection::storage_to_host;
+  return loading ? Category::data_loading : Category::host_copy;
+}
+
+Category compute_category(const Op& op, const OpTiming& timing) {
+  if (op.phase == OpPhase::optimizer) return Category::optimizer;
+  return timing.memory_bound ? Category::compute_memory_bound : Category::compute_bound;
+}
+
+// A communication op first waits for its peers, then moves bytes. Waiting
+// for a pipeline peer is the bubble; waiting for a collective's members is
+// plain waiting, the category everything unclaimed falls to anyway.
+void add_communication(CommDimension dimension, const OpTiming& timing, TimePs ready, std::vector<Segment>& out) {
+  const TimePs moving_from = std::clamp(ready, timing.start, timing.end);
+  if (dimension == CommDimension::pipeline) out.push_back({timing.start, moving_from, Category::pipeline_bubble});
+  out.push_back({moving_from, timing.end, comm_category(dimension)});
+}
+
+bool exchanges_pipeline_activations(const RankTrace& ops) {
+  return std::any_of(ops.ops.begin(), ops.ops.end(), [](const Op& op) {
+    const auto* t = std::get_if<PeerTransfer>(&op.work);
+    return t != nullptr && t->dimension == CommDimension::pipeline;
+  });
+}
+
+std::vector<Segment> segments_of(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
+                                 std::uint32_t rank) {
+  const auto& ops = trace.ranks[rank].ops;
+  const auto& timeline = result.ranks[rank];
+  std::vector<Segment> out;
+  for (OpIndex i = 0; i < ops.size(); ++i) {
+    const OpTiming& t = timeline.ops[i];
+    if (std::holds_alternative<ComputeWork>(ops[i].work)) {
+      out.push_back({t.start, t.end, compute_category(ops[i], t)});
+    } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
+      out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
+    } else if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
+      add_communication(call->dimension, t, rendezvous[rank][i].ready, out);
+    } else {
+      add_communication(std::get<PeerTransfer>(ops[i].work).dimension, t, rendezvous[rank][i].ready, out);
     }
   }
-  compute = merge_intervals(std::move(compute));
-  communication = merge_intervals(std::move(communication));
-  copy = merge_intervals(std::move(copy));
-  const auto compute_or_comm = union_of(compute, communication);
+  // A pipeline stage that finishes early sits out the drain of the others.
+  if (exchanges_pipeline_activations(trace.ranks[rank])) {
+    out.push_back({timeline.finish, result.step_time, Category::pipeline_bubble});
+  }
+  return out;
+}
 
+// Sweeps the segments' boundaries; each stretch between two boundaries goes
+// to the first active category in priority order.
+TimeBreakdown sweep(const std::vector<Segment>& segments, TimePs step) {
+  std::vector<std::pair<TimePs, int>> edges;  // (time, +-(category+1))
+  for (const Segment& s : segments) {
+    if (s.end <= s.start) continue;
+    const int id = static_cast<int>(s.category) + 1;
+    edges.push_back({s.start, id});
+    edges.push_back({s.end, -id});
+  }
+  std::sort(edges.begin(), edges.end());
+  std::array<int, kCategoryCount> active{};
   TimeBreakdown b;
-  b.step = step_time;
-  b.compute = total_length(compute);
-  b.compute_memory_bound = total_length(merge_intervals(std::move(memory_bound)));
-  b.exposed_communication = length_outside(communication, compute);
-  b.overlapped_communication = total_length(communication) - b.exposed_communication;
-  b.exposed_copy = length_outside(copy, compute_or_comm);
-  b.idle = step_time - total_length(union_of(compute_or_comm, copy));
+  b.step = step;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const int id = edges[e].second;
+    active[static_cast<std::size_t>(std::abs(id) - 1)] += id > 0 ? 1 : -1;
+    if (e + 1 == edges.size()) break;
+    const TimePs length = std::min(edges[e + 1].first, step) - std::min(edges[e].first, step);
+    if (length <= 0) continue;
+    bool computing = false, communicating = false;
+    std::optional<Category> owner;
+    for (Category c : kAllCategories) {
+      if (active[static_cast<std::size_t>(c)] == 0) continue;
+      if (!owner) owner = c;
+      computing |= is_compute(c);
+      communicating |= is_communication(c);
+    }
+    if (owner && *owner != Category::waiting) b[*owner] += length;
+    if (computing && communicating) b.overlapped_communication += length;
+  }
+  TimePs claimed = 0;
+  for (Category c : kAllCategories) claimed += c == Category::waiting ? 0 : b[c];
+  b[Category::waiting] = step - claimed;  // whatever nothing claims is waiting
   return b;
 }
 
+}  // namespace
+
+TimePs TimeBreakdown::compute() const {
+  return (*this)[Category::compute_bound] + (*this)[Category::compute_memory_bound] + (*this)[Category::optimizer];
+}
+
+TimePs TimeBreakdown::exposed_communication() const {
+  TimePs sum = 0;
+  for (CommDimension d : kAllDimensions) sum += (*this)[comm_category(d)];
+  return sum;
+}
+
+TimePs TimeBreakdown::exposed_copy() const { return (*this)[Category::data_loading] + (*this)[Category::host_copy]; }
+TimePs TimeBreakdown::idle() const { return (*this)[Category::pipeline_bubble] + (*this)[Category::waiting]; }
+
+TimePs TimeBreakdown::sum() const {
+  TimePs total = 0;
+  for (TimePs t : time) total += t;
+  return total;
+}
+
+TimeBreakdown rank_breakdown(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
+                             std::uint32_t rank) {
+  return sweep(segments_of(trace, result, rendezvous, rank), result.step_time);
+}
+
 TimeBreakdown mean_breakdown(const std::vector<TimeBreakdown>& ranks) {
-  TimeBreakdown sum;
-  for (const auto& r : ranks) {
-    sum.compute += r.compute;
-    sum.compute_memory_bound += r.compute_memory_bound;
-    sum.exposed_communication += r.exposed_communication;
-    sum.overlapped_communication += r.overlapped_communication;
-    sum.exposed_copy += r.exposed_copy;
-    sum.idle += r.idle;
-    sum.step = r.step;
-  }
-  if (ranks.empty()) return sum;
-  const auto n = static_cast<TimePs>(ranks.size());
   TimeBreakdown mean;
-  mean.step = sum.step;
-  mean.compute = sum.compute / n;
-  mean.compute_memory_bound = sum.compute_memory_bound / n;
-  mean.exposed_communication = sum.exposed_communication / n;
-  mean.overlapped_communication = sum.overlapped_communication / n;
-  mean.exposed_copy = sum.exposed_copy / n;
-  // Idle takes the rounding remainder so the mean also sums to the step.
-  mean.idle = mean.step - mean.compute - mean.exposed_communication - mean.exposed_copy;
+  if (ranks.empty()) return mean;
+  const auto n = static_cast<TimePs>(ranks.size());
+  mean.step = ranks.front().step;
+  for (Category c : kAllCategories) {
+    TimePs sum = 0;
+    for (const auto& r : ranks) sum += r[c];
+    mean[c] = sum / n;
+  }
+  TimePs overlapped = 0;
+  for (const auto& r : ranks) overlapped += r.overlapped_communication;
+  mean.overlapped_communication = overlapped / n;
+  // Waiting takes the rounding remainder so the mean also sums to the step.
+  mean[Category::waiting] += mean.step - mean.sum();
   return mean;
 }
 

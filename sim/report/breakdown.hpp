@@ -1,13 +1,35 @@
 #pragma once
+// Where one rank's step went, category by category (categories.hpp).
+#include <array>
+
 #include "sim/exec/execution_result.hpp"
-#include "sim/report/step_report.hpp"
+#include "sim/report/categories.hpp"
+#include "sim/report/rendezvous.hpp"
 #include "workloads/trace.hpp"
 
 namespace simctl {
 
-// The breakdown of one rank's step: compute, then communication not hidden
-// under compute, then copies hidden under neither, then idle.
-TimeBreakdown rank_breakdown(const RankTrace& ops, const RankTimeline& timeline, TimePs step_time);
+// Every category's time within one step on one rank (or the mean over
+// ranks). The categories add up to `step` exactly.
+struct TimeBreakdown {
+  std::array<TimePs, kCategoryCount> time{};
+  TimePs overlapped_communication = 0;  // communication moving bytes under compute (not in the sum)
+  TimePs step = 0;
+
+  TimePs operator[](Category c) const { return time[static_cast<std::size_t>(c)]; }
+  TimePs& operator[](Category c) { return time[static_cast<std::size_t>(c)]; }
+  TimePs compute() const;  // compute_bound + compute_memory_bound + optimizer
+  TimePs exposed_communication() const;
+  TimePs exposed_copy() const;  // data_loading + host_copy
+  TimePs idle() const;          // pipeline_bubble + waiting
+  TimePs sum() const;
+};
+
+// The breakdown of rank `rank` (docs/output.md defines each category). A
+// rank that exchanges pipeline activations and finishes before the step
+// ends spends the rest in the pipeline's drain: that is bubble too.
+TimeBreakdown rank_breakdown(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
+                             std::uint32_t rank);
 TimeBreakdown mean_breakdown(const std::vector<TimeBreakdown>& ranks);
 
 }  // namespace simctl

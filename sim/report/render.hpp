@@ -9,11 +9,16 @@ namespace simctl {
 // The terminal table: every number carries its unit.
 std::string render_text(const StepReport& report);
 
-// The same results as JSON. Times are in milliseconds (fields end in _ms),
-// rates in the unit their name gives. `schema_version` changes whenever a
-// field is renamed or its meaning changes.
+// The same results as JSON, documented field by field in docs/output.md and
+// checked against sim/report/report_schema.json. Times are in milliseconds
+// (fields end in _ms), other quantities in the unit their name gives.
+// `schema_version` changes whenever a field is renamed or its meaning changes.
 nlohmann::json render_json(const StepReport& report);
 
-inline constexpr int kReportSchemaVersion = 1;
+// Version 2: the breakdown became a partition into categories (compute split
+// by bound and optimizer, exposed communication by parallel dimension,
+// pipeline bubble, data loading, host copies, waiting), and links, tiers,
+// devices, critical path, memory, cost and energy were added.
+inline constexpr int kReportSchemaVersion = 2;
 
 }  // namespace simctl

@@ -7,6 +7,8 @@
 namespace simctl {
 namespace {
 
+constexpr std::size_t kRanksShown = 16;  // more than this and the per-rank table points at --csv
+
 std::string line(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string line(const char* format, ...) {
   char buffer[512];
@@ -17,33 +19,125 @@ std::string line(const char* format, ...) {
   return std::string(buffer) + "\n";
 }
 
-double share(TimePs part, TimePs whole) { return whole > 0 ? 100.0 * static_cast<double>(part) / whole : 0.0; }
+double share(TimePs part, TimePs whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
-std::string breakdown_row(const char* label, TimePs t, TimePs step) {
-  return line("  %-34s %11.3f %7.1f", label, ps_to_ms(t), share(t, step));
+std::string row(const char* label, TimePs t, TimePs step) {
+  return line("  %-38s %11.3f %9.1f", label, ps_to_ms(t), share(t, step));
 }
 
 std::string breakdown_table(const StepReport& r) {
   const TimeBreakdown& b = r.mean;
-  std::string out = line("Breakdown (mean over %d ranks)            time [ms]   share [%%]", r.gpus);
-  out += breakdown_row("compute", b.compute, b.step);
-  out += breakdown_row("  of which memory-bound kernels", b.compute_memory_bound, b.step);
-  out += breakdown_row("exposed communication", b.exposed_communication, b.step);
-  out += breakdown_row("exposed host/device copies", b.exposed_copy, b.step);
-  out += breakdown_row("idle (waiting on other ranks/deps)", b.idle, b.step);
-  out += line("  %s", std::string(54, '-').c_str());
-  out += breakdown_row("step", b.step, b.step);
+  std::string out = line("Breakdown (mean over %d ranks)              time [ms] share [%%]", r.gpus);
+  out += row("compute", b.compute(), b.step);
+  out += row("  compute-bound kernels", b[Category::compute_bound], b.step);
+  out += row("  memory-bound kernels", b[Category::compute_memory_bound], b.step);
+  out += row("  optimizer", b[Category::optimizer], b.step);
+  out += row("exposed communication", b.exposed_communication(), b.step);
+  out += row("  data parallel (DP)", b[Category::comm_data], b.step);
+  out += row("  tensor parallel (TP)", b[Category::comm_tensor], b.step);
+  out += row("  pipeline parallel (PP)", b[Category::comm_pipeline], b.step);
+  out += row("  expert parallel (EP)", b[Category::comm_expert], b.step);
+  out += row("  other", b[Category::comm_other], b.step);
+  out += row("pipeline bubble", b[Category::pipeline_bubble], b.step);
+  out += row("data loading", b[Category::data_loading], b.step);
+  out += row("host/device copies", b[Category::host_copy], b.step);
+  out += row("idle (waiting on other ranks)", b[Category::waiting], b.step);
+  out += line("  %s", std::string(60, '-').c_str());
+  out += row("step", b.step, b.step);
   out += line("  communication hidden under compute: %.3f ms", ps_to_ms(b.overlapped_communication));
+  return out;
+}
+
+std::string per_rank_table(const StepReport& r) {
+  std::string out = line("Per rank [ms]   compute  mem-bound  optimizer  exp. comm     bubble     copies       idle");
+  for (std::size_t i = 0; i < r.per_rank.size() && i < kRanksShown; ++i) {
+    const TimeBreakdown& b = r.per_rank[i];
+    out += line("  rank %-6zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", i, ps_to_ms(b.compute()),
+                ps_to_ms(b[Category::compute_memory_bound]), ps_to_ms(b[Category::optimizer]),
+                ps_to_ms(b.exposed_communication()), ps_to_ms(b[Category::pipeline_bubble]), ps_to_ms(b.exposed_copy()),
+                ps_to_ms(b[Category::waiting]));
+  }
+  if (r.per_rank.size() > kRanksShown) {
+    out += line("  ... %zu more ranks (--csv DIR writes them all)", r.per_rank.size() - kRanksShown);
+  }
+  return out;
+}
+
+std::string critical_path_table(const StepReport& r) {
+  const CriticalPath& p = r.critical_path;
+  if (p.ops.empty()) return "";
+  std::string out = line("Critical path (%zu ops)                    time [ms] share [%%]", p.ops.size());
+  for (std::size_t i = 0; i < p.resources.size() && i < 5; ++i) {
+    out += row(p.resources[i].resource.c_str(), p.resources[i].time, r.step_time);
+  }
+  if (p.gaps > 0) out += row("(not covered by any op)", p.gaps, r.step_time);
   return out;
 }
 
 std::string links_table(const StepReport& r) {
   if (r.busiest_links.empty()) return "";
-  std::string out =
-      line("Busiest links                                busy [ms]   util [%%]   moved [GB]   avg [GB/s]");
+  std::string out = line(
+      "Busiest links                               busy [ms]  busy [%%]  moved [GB]  avg [GB/s]  of capacity [%%]");
   for (const auto& l : r.busiest_links) {
-    out += line("  %-42s %9.3f %9.1f %12.3f %12.1f", l.name.c_str(), ps_to_ms(l.busy), 100.0 * l.utilisation,
-                l.bytes / 1e9, l.average_bandwidth_bytes_per_s / 1e9);
+    out += line("  %-42s %9.3f %8.1f %11.3f %11.1f %16.1f", l.name.c_str(), ps_to_ms(l.busy), 100.0 * l.utilisation,
+                l.bytes / 1e9, l.average_bandwidth_bytes_per_s / 1e9, 100.0 * l.bandwidth_utilisation);
+  }
+  return out;
+}
+
+std::string tiers_table(const StepReport& r) {
+  std::string out = line("Link tiers                  links   busy   mean busy [%%]  max busy [%%]  oversubscription");
+  for (const auto& t : r.tiers) {
+    if (t.busy_links == 0) continue;
+    char over[32] = "-";
+    if (t.oversubscription > 0) std::snprintf(over, sizeof over, "%.2f:1", t.oversubscription);
+    out += line("  %-24s %7d %6d %15.1f %13.1f  %s", t.name.c_str(), t.links, t.busy_links, 100.0 * t.mean_utilisation,
+                100.0 * t.max_utilisation, over);
+  }
+  return out;
+}
+
+std::string devices_table(const StepReport& r) {
+  std::string out = line("Busiest devices                             kind            busy [%%]");
+  for (const auto& d : r.busiest_devices) {
+    out += line("  %-42s %-15s %8.1f", d.name.c_str(), d.kind.c_str(), 100.0 * d.utilisation);
+  }
+  return out;
+}
+
+std::string memory_table(const StepReport& r) {
+  if (r.memory.empty()) return "";
+  const RankMemory& first = r.memory.front();
+  if (!first.estimated) {
+    return line("Memory           no estimate for this workload yet; %.1f GiB per GPU", first.capacity_bytes / kGiB);
+  }
+  std::string out = line("Memory per rank [GiB]   used   capacity   headroom   (largest items)");
+  for (std::size_t i = 0; i < r.memory.size() && i < kRanksShown; ++i) {
+    const RankMemory& m = r.memory[i];
+    std::string items;
+    for (const MemoryItem& item : m.items) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%s%s %.1f", items.empty() ? "" : ", ", item.name.c_str(), item.bytes / kGiB);
+      items += text;
+    }
+    out += line("  rank %-14zu %8.1f %10.1f %10.1f   %s", i, m.used_bytes / kGiB, m.capacity_bytes / kGiB,
+                m.headroom_bytes / kGiB, items.c_str());
+  }
+  return out;
+}
+
+std::string cost_lines(const StepReport& r) {
+  const CostReport& c = r.costs;
+  std::string out;
+  if (c.priced) {
+    out += line("Cost             %.5f %s per step, %.3f %s per million tokens", c.cost_per_step, c.currency.c_str(),
+                c.cost_per_million_tokens, c.currency.c_str());
+  }
+  if (c.powered) {
+    out += line("Energy           %.1f J per step (GPUs %.1f J), average %.2f kW", c.total_energy_joules,
+                c.gpu_energy_joules, c.average_power_watts / 1e3);
   }
   return out;
 }
@@ -59,9 +153,12 @@ std::string render_text(const StepReport& r) {
   out += line("Throughput       %.1f samples/s, %.0f tokens/s", r.samples_per_s, r.tokens_per_s);
   out += line("Model FLOPs      %.1f TFLOP/s per GPU, MFU %.1f %% (of %.0f TFLOP/s dense %s peak)",
               r.model_tflops_per_gpu, 100.0 * r.mfu, r.peak_tflops_per_gpu, r.dtype.c_str());
-  out += "\n" + breakdown_table(r) + "\n" + links_table(r);
+  out += cost_lines(r);
+  out += memory_table(r);
+  out += "\n" + breakdown_table(r) + "\n" + per_rank_table(r) + "\n" + critical_path_table(r) + "\n";
+  out += links_table(r) + "\n" + tiers_table(r) + "\n" + devices_table(r);
   out += "\nBottleneck: " + r.bottleneck + "\n";
-  out += line("Simulated %llu events and %llu flows.", static_cast<unsigned long long>(r.events),
+  out += line("Simulated %zu ops, %llu events and %llu flows.", r.ops, static_cast<unsigned long long>(r.events),
               static_cast<unsigned long long>(r.flows));
   return out;
 }

@@ -5,7 +5,7 @@
 #include "models/devices/device_catalogue.hpp"
 #include "sim/exec/execution_result.hpp"
 #include "sim/report/bottleneck.hpp"
-#include "sim/report/breakdown.hpp"
+#include "sim/report/rendezvous.hpp"
 #include "sim/topology/system.hpp"
 #include "workloads/trace.hpp"
 
@@ -13,56 +13,25 @@ namespace simctl {
 namespace {
 
 constexpr std::size_t kBusiestLinks = 5;
+constexpr std::size_t kBusiestDevices = 5;
 
-std::vector<LinkReport> busiest_links(const ExecutionResult& result, const System& system) {
-  std::vector<LinkId> ids;
-  for (LinkId l = 0; l < result.links.size(); ++l) {
-    if (result.links[l].busy > 0) ids.push_back(l);
-  }
-  // Ties broken by link id so the table is the same on every run.
-  std::stable_sort(ids.begin(), ids.end(),
-                   [&](LinkId a, LinkId b) { return result.links[a].busy > result.links[b].busy; });
-  if (ids.size() > kBusiestLinks) ids.resize(kBusiestLinks);
-  const double step_s = ps_to_seconds(result.step_time);
-  std::vector<LinkReport> out;
-  for (LinkId l : ids) {
-    LinkReport r;
-    r.name = system.link_name(l);
-    r.busy = result.links[l].busy;
-    r.bytes = result.links[l].bytes;
-    r.utilisation = step_s > 0 ? ps_to_seconds(r.busy) / step_s : 0.0;
-    r.average_bandwidth_bytes_per_s = step_s > 0 ? r.bytes / step_s : 0.0;
-    out.push_back(std::move(r));
-  }
-  return out;
+const GpuSpec& rank_gpu(const System& system, const DeviceCatalogue& catalogue, std::size_t rank) {
+  return catalogue.gpu(system.part(system.gpus()[rank]).model);
 }
 
 // Sum of the ranks' dense peaks in the step's dtype, in FLOP/s.
 double total_peak_flops(const Trace& trace, const System& system, const DeviceCatalogue& catalogue) {
   double peak = 0.0;
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-    const GpuSpec& gpu = catalogue.gpu(system.part(system.gpus()[r]).model);
-    peak += gpu.peak(trace.compute_dtype).flops_per_s;
+    peak += rank_gpu(system, catalogue, r).peak(trace.compute_dtype).flops_per_s;
   }
   return peak;
 }
 
-}  // namespace
-
-StepReport build_step_report(const Trace& trace, const ExecutionResult& result, const System& system,
-                             const DeviceCatalogue& catalogue, RunLabels labels) {
-  StepReport report;
-  report.labels = std::move(labels);
-  report.gpus = static_cast<int>(trace.ranks.size());
-  report.step_time = result.step_time;
-  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-    report.per_rank.push_back(rank_breakdown(trace.ranks[r], result.ranks[r], result.step_time));
-  }
-  report.mean = mean_breakdown(report.per_rank);
-
-  const double step_s = ps_to_seconds(result.step_time);
+void add_throughput(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, StepReport& report) {
+  const double step_s = ps_to_seconds(report.step_time);
   const double peak = total_peak_flops(trace, system, catalogue);
-  if (step_s > 0) {
+  if (step_s > 0 && report.gpus > 0) {
     report.samples_per_s = trace.totals.samples / step_s;
     report.tokens_per_s = trace.totals.tokens / step_s;
     report.model_tflops_per_gpu = trace.totals.model_flops / step_s / report.gpus / 1e12;
@@ -70,7 +39,59 @@ StepReport build_step_report(const Trace& trace, const ExecutionResult& result, 
   }
   report.peak_tflops_per_gpu = report.gpus > 0 ? peak / report.gpus / 1e12 : 0.0;
   report.dtype = std::string(to_string(trace.compute_dtype));
-  report.busiest_links = busiest_links(result, system);
+}
+
+void add_costs(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, const CostSpec& spec,
+               StepReport& report) {
+  std::vector<GpuActivity> gpus;
+  for (std::size_t r = 0; r < report.per_rank.size(); ++r) {
+    gpus.push_back({rank_gpu(system, catalogue, r).tdp_watts, report.per_rank[r].compute()});
+  }
+  report.costs = compute_costs(spec, report.step_time, trace.totals.tokens, report.nodes, gpus);
+}
+
+void add_memory(const System& system, const DeviceCatalogue& catalogue, const ReportInputs& inputs,
+                StepReport& report) {
+  for (std::size_t r = 0; r < report.per_rank.size(); ++r) {
+    auto items = r < inputs.memory.size() ? inputs.memory[r] : std::vector<MemoryItem>{};
+    const double capacity = static_cast<double>(rank_gpu(system, catalogue, r).memory_capacity);
+    report.memory.push_back(rank_memory(std::move(items), capacity));
+  }
+}
+
+// Nodes the job spans (not the whole system's).
+int nodes_used(const System& system, std::size_t ranks) {
+  std::vector<int> nodes;
+  for (std::size_t r = 0; r < ranks; ++r) nodes.push_back(system.part(system.gpus()[r]).node);
+  std::sort(nodes.begin(), nodes.end());
+  return static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+}
+
+}  // namespace
+
+StepReport build_step_report(const Trace& trace, const ExecutionResult& result, const System& system,
+                             const DeviceCatalogue& catalogue, RunLabels labels, const ReportInputs& inputs) {
+  StepReport report;
+  report.labels = std::move(labels);
+  report.gpus = static_cast<int>(trace.ranks.size());
+  report.nodes = nodes_used(system, trace.ranks.size());
+  report.step_time = result.step_time;
+  const RendezvousTable rendezvous = match_rendezvous(trace, result);
+  std::vector<TimePs> compute;
+  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+    report.per_rank.push_back(rank_breakdown(trace, result, rendezvous, r));
+    compute.push_back(report.per_rank.back().compute());
+    report.ops += trace.ranks[r].ops.size();
+  }
+  report.mean = mean_breakdown(report.per_rank);
+  add_throughput(trace, system, catalogue, report);
+  add_costs(trace, system, catalogue, inputs.costs, report);
+  add_memory(system, catalogue, inputs, report);
+  report.links = link_reports(result, system);
+  report.busiest_links = busiest_links(report.links, kBusiestLinks);
+  report.tiers = tier_reports(report.links, system);
+  report.busiest_devices = busiest_devices(report.links, system, compute, result.step_time, kBusiestDevices);
+  report.critical_path = critical_path(trace, result, rendezvous);
   report.bottleneck = describe_bottleneck(report);
   report.events = result.events;
   report.flows = result.flows;

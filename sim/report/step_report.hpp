@@ -1,10 +1,15 @@
 #pragma once
 // Turns the timings of one replayed step into what a person asks: how long,
-// where the time went, how efficient, and what limits it.
+// where the time went, how efficient, what it costs, and what limits it.
 #include <string>
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/report/breakdown.hpp"
+#include "sim/report/costs.hpp"
+#include "sim/report/critical_path.hpp"
+#include "sim/report/link_stats.hpp"
+#include "sim/report/memory.hpp"
 
 namespace simctl {
 
@@ -13,34 +18,22 @@ class DeviceCatalogue;
 struct Trace;
 struct ExecutionResult;
 
-// Every field is time within one step on one rank (or the mean over ranks);
-// compute + exposed_communication + exposed_copy + idle == step exactly.
-struct TimeBreakdown {
-  TimePs compute = 0;
-  TimePs compute_memory_bound = 0;  // part of compute spent in memory-bound kernels
-  TimePs exposed_communication = 0;
-  TimePs overlapped_communication = 0;  // communication hidden under compute (not part of the sum)
-  TimePs exposed_copy = 0;
-  TimePs idle = 0;
-  TimePs step = 0;
-};
-
-struct LinkReport {
-  std::string name;
-  TimePs busy = 0;
-  double utilisation = 0.0;  // busy time / step time
-  double bytes = 0.0;
-  double average_bandwidth_bytes_per_s = 0.0;  // bytes / step time
-};
-
 struct RunLabels {
   std::string system;    // "DGX H100 (8 x h100-sxm)"
   std::string workload;  // "gpt-1.3b, DDP over 8 GPUs, bf16, micro-batch 4"
 };
 
+// What the report needs beyond the trace and its timings; all optional.
+struct ReportInputs {
+  CostSpec costs;
+  // Per rank, from the workload's memory estimator; empty when there is none.
+  std::vector<std::vector<MemoryItem>> memory;
+};
+
 struct StepReport {
   RunLabels labels;
   int gpus = 0;
+  int nodes = 0;
   TimePs step_time = 0;
   TimeBreakdown mean;  // averaged over ranks
   std::vector<TimeBreakdown> per_rank;
@@ -50,13 +43,20 @@ struct StepReport {
   double mfu = 0.0;                   // fraction of the GPUs' dense peak in the step's dtype
   double peak_tflops_per_gpu = 0.0;   // mean peak of the ranks' GPUs, in TFLOP/s
   std::string dtype;
+  CostReport costs;
+  std::vector<LinkReport> links;          // every directed link, by id
   std::vector<LinkReport> busiest_links;  // by busy time, at most 5
-  std::string bottleneck;                 // one line in plain words
+  std::vector<TierReport> tiers;
+  std::vector<DeviceReport> busiest_devices;  // at most 5
+  CriticalPath critical_path;
+  std::vector<RankMemory> memory;  // per rank
+  std::string bottleneck;          // one line in plain words
+  std::size_t ops = 0;             // ops in the trace, over all ranks
   std::uint64_t events = 0;
   std::uint64_t flows = 0;
 };
 
 StepReport build_step_report(const Trace& trace, const ExecutionResult& result, const System& system,
-                             const DeviceCatalogue& catalogue, RunLabels labels);
+                             const DeviceCatalogue& catalogue, RunLabels labels, const ReportInputs& inputs = {});
 
 }  // namespace simctl

@@ -1,0 +1,119 @@
+#include "sim/report/link_stats.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace simctl {
+namespace {
+
+double fraction(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
+std::string tier_of(const System& system, LinkId l) {
+  return tier_end_label(system.part(system.link_source(l))) + "->" + tier_end_label(system.part(system.link_target(l)));
+}
+
+// Capacity entering the parts labelled `from` over links that do not come
+// down from `to`, divided by the capacity of the from->to tier.
+double oversubscription(const std::vector<LinkReport>& links, const System& system, const std::string& from,
+                        const std::string& to) {
+  double into = 0.0, up = 0.0;
+  for (const LinkReport& l : links) {
+    const std::string src = tier_end_label(system.part(system.link_source(l.id)));
+    const std::string dst = tier_end_label(system.part(system.link_target(l.id)));
+    if (dst == from && src != to) into += l.capacity_bytes_per_s;
+    if (src == from && dst == to) up += l.capacity_bytes_per_s;
+  }
+  return fraction(into, up);
+}
+
+}  // namespace
+
+std::string tier_end_label(const Part& part) {
+  if (part.kind == PartKind::network_switch && !part.group.empty()) return part.group;
+  return std::string(to_string(part.kind));
+}
+
+std::vector<LinkReport> link_reports(const ExecutionResult& result, const System& system) {
+  const auto capacities = system.link_capacities();
+  const double step_s = ps_to_seconds(result.step_time);
+  std::vector<LinkReport> out;
+  for (LinkId l = 0; l < result.links.size() && l < system.num_links(); ++l) {
+    LinkReport r;
+    r.id = l;
+    r.name = system.link_name(l);
+    r.kind = std::string(to_string(system.link_spec(l).kind));
+    r.tier = tier_of(system, l);
+    r.busy = result.links[l].busy;
+    r.bytes = result.links[l].bytes;
+    r.utilisation = fraction(ps_to_seconds(r.busy), step_s);
+    r.average_bandwidth_bytes_per_s = fraction(r.bytes, step_s);
+    r.capacity_bytes_per_s = capacities[l].bytes_per_s;
+    r.bandwidth_utilisation = fraction(r.average_bandwidth_bytes_per_s, r.capacity_bytes_per_s);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<LinkReport> busiest_links(const std::vector<LinkReport>& links, std::size_t count) {
+  std::vector<LinkReport> busy;
+  std::copy_if(links.begin(), links.end(), std::back_inserter(busy), [](const LinkReport& l) { return l.busy > 0; });
+  // Stable, over links in id order: ties keep the lower id first, every run.
+  std::stable_sort(busy.begin(), busy.end(), [](const LinkReport& a, const LinkReport& b) { return a.busy > b.busy; });
+  if (busy.size() > count) busy.resize(count);
+  return busy;
+}
+
+std::vector<TierReport> tier_reports(const std::vector<LinkReport>& links, const System& system) {
+  std::vector<TierReport> tiers;
+  std::map<std::string, std::size_t> index;
+  for (const LinkReport& l : links) {
+    auto [it, added] = index.emplace(l.tier, tiers.size());
+    if (added) tiers.push_back(TierReport{l.tier});
+    TierReport& t = tiers[it->second];
+    ++t.links;
+    t.busy_links += l.busy > 0 ? 1 : 0;
+    t.bytes += l.bytes;
+    t.mean_utilisation += l.utilisation;
+    t.max_utilisation = std::max(t.max_utilisation, l.utilisation);
+    t.mean_bandwidth_utilisation += l.bandwidth_utilisation;
+  }
+  for (TierReport& t : tiers) {
+    t.mean_utilisation /= t.links;
+    t.mean_bandwidth_utilisation /= t.links;
+    const auto arrow = t.name.find("->");
+    const std::string from = t.name.substr(0, arrow), to = t.name.substr(arrow + 2);
+    const bool switches =
+        from != "network_switch" && from != to && std::any_of(links.begin(), links.end(), [&](const LinkReport& l) {
+          return l.tier == t.name && system.part(system.link_source(l.id)).kind == PartKind::network_switch &&
+                 system.part(system.link_target(l.id)).kind == PartKind::network_switch;
+        });
+    if (switches) t.oversubscription = oversubscription(links, system, from, to);
+  }
+  return tiers;
+}
+
+std::vector<DeviceReport> busiest_devices(const std::vector<LinkReport>& links, const System& system,
+                                          const std::vector<TimePs>& gpu_compute, TimePs step, std::size_t count) {
+  std::vector<double> load(system.num_parts(), 0.0);
+  for (const LinkReport& l : links) {
+    for (EndpointId end : {system.link_source(l.id), system.link_target(l.id)}) {
+      load[end] = std::max(load[end], l.utilisation);
+    }
+  }
+  for (std::size_t r = 0; r < gpu_compute.size() && r < system.gpus().size(); ++r) {
+    load[system.gpus()[r]] = fraction(ps_to_seconds(gpu_compute[r]), ps_to_seconds(step));
+  }
+  std::vector<EndpointId> ids;
+  for (EndpointId p = 0; p < system.num_parts(); ++p) {
+    if (load[p] > 0) ids.push_back(p);
+  }
+  std::stable_sort(ids.begin(), ids.end(), [&](EndpointId a, EndpointId b) { return load[a] > load[b]; });
+  if (ids.size() > count) ids.resize(count);
+  std::vector<DeviceReport> out;
+  for (EndpointId p : ids) {
+    out.push_back({system.part(p).name, std::string(to_string(system.part(p).kind)), load[p]});
+  }
+  return out;
+}
+
+}  // namespace simctl

@@ -1,0 +1,122 @@
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "sim/report/op_labels.hpp"
+#include "sim/report/rendezvous.hpp"
+#include "sim/report/run_outputs.hpp"
+
+namespace simctl {
+namespace {
+
+// Quotes a field only when CSV needs it (a comma, quote or newline inside).
+std::string field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string num(double value) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.9g", value);
+  return buffer;
+}
+
+std::string ms(TimePs t) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.6f", ps_to_ms(t));  // nanosecond resolution
+  return buffer;
+}
+
+class CsvFile {
+ public:
+  CsvFile(const std::filesystem::path& path, const std::string& header) : out_(path) {
+    if (!out_) throw std::runtime_error("cannot write CSV table '" + path.string() + "'");
+    out_ << header << "\n";
+  }
+  void row(const std::vector<std::string>& fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << fields[i];
+    out_ << "\n";
+  }
+
+ private:
+  std::ofstream out_;
+};
+
+void write_ops(const RunView& run, const std::filesystem::path& dir) {
+  CsvFile csv(dir / "ops.csv",
+              "rank,op,name,phase,stream,kind,dimension,start_ms,ready_ms,end_ms,duration_ms,memory_bound,flops,bytes");
+  const RendezvousTable rendezvous = match_rendezvous(run.trace, run.result);
+  for (std::uint32_t r = 0; r < run.trace.ranks.size(); ++r) {
+    const auto& ops = run.trace.ranks[r].ops;
+    for (OpIndex i = 0; i < ops.size(); ++i) {
+      const OpTiming& t = run.result.ranks[r].ops[i];
+      const std::string stream = is_host_side(ops[i]) ? "host" : std::string(stream_name(ops[i].stream));
+      csv.row({std::to_string(r), std::to_string(i), field(ops[i].name), std::string(to_string(ops[i].phase)), stream,
+               work_kind(ops[i]), work_dimension(ops[i]), ms(t.start), ms(std::max(t.start, rendezvous[r][i].ready)),
+               ms(t.end), ms(t.end - t.start), t.memory_bound ? "1" : "0", num(work_flops(ops[i])),
+               num(work_bytes(ops[i]))});
+    }
+  }
+}
+
+void write_links(const RunView& run, const std::filesystem::path& dir) {
+  CsvFile csv(dir / "links.csv",
+              "link,name,kind,tier,busy_ms,utilisation,bytes,average_bandwidth_GBps,capacity_GBps,"
+              "bandwidth_utilisation");
+  for (const LinkReport& l : run.report.links) {
+    csv.row({std::to_string(l.id), field(l.name), l.kind, field(l.tier), ms(l.busy), num(l.utilisation), num(l.bytes),
+             num(l.average_bandwidth_bytes_per_s / 1e9), num(l.capacity_bytes_per_s / 1e9),
+             num(l.bandwidth_utilisation)});
+  }
+}
+
+void write_ranks(const RunView& run, const std::filesystem::path& dir) {
+  std::string header = "rank,gpu,step_ms";
+  for (Category c : kAllCategories) header += "," + std::string(to_string(c)) + "_ms";
+  header += ",overlapped_communication_ms";
+  CsvFile csv(dir / "ranks.csv", header);
+  for (std::size_t r = 0; r < run.report.per_rank.size(); ++r) {
+    const TimeBreakdown& b = run.report.per_rank[r];
+    std::vector<std::string> row{std::to_string(r), field(run.system.part(run.system.gpus()[r]).name), ms(b.step)};
+    for (Category c : kAllCategories) row.push_back(ms(b[c]));
+    row.push_back(ms(b.overlapped_communication));
+    csv.row(row);
+  }
+}
+
+void write_tiers(const RunView& run, const std::filesystem::path& dir) {
+  CsvFile csv(
+      dir / "tiers.csv",
+      "tier,links,busy_links,bytes,mean_utilisation,max_utilisation,mean_bandwidth_utilisation,oversubscription");
+  for (const TierReport& t : run.report.tiers) {
+    csv.row({field(t.name), std::to_string(t.links), std::to_string(t.busy_links), num(t.bytes),
+             num(t.mean_utilisation), num(t.max_utilisation), num(t.mean_bandwidth_utilisation),
+             num(t.oversubscription)});
+  }
+}
+
+void write_critical_path(const RunView& run, const std::filesystem::path& dir) {
+  CsvFile csv(dir / "critical_path.csv", "position,rank,op,name,resource,start_ms,end_ms,duration_ms");
+  const auto& ops = run.report.critical_path.ops;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    csv.row({std::to_string(i), std::to_string(ops[i].op.rank), std::to_string(ops[i].op.op), field(ops[i].name),
+             field(ops[i].resource), ms(ops[i].start), ms(ops[i].end), ms(ops[i].end - ops[i].start)});
+  }
+}
+
+}  // namespace
+
+void write_csv_tables(const RunView& run, const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw std::runtime_error("cannot create CSV folder '" + dir.string() + "': " + error.message());
+  write_ops(run, dir);
+  write_links(run, dir);
+  write_ranks(run, dir);
+  write_tiers(run, dir);
+  write_critical_path(run, dir);
+}
+
+}  // namespace simctl

@@ -1,0 +1,34 @@
+#pragma once
+// When each communication op could start moving bytes. A collective waits
+// until every member of its group has reached it; a send or receive waits
+// for its partner. The time before that is waiting on another rank (a
+// straggler, or a pipeline stage still computing), not communication.
+//
+// Pairing follows the executor: a rank's k-th call on a group (in the order
+// it reached them) meets every other member's k-th call on that group, and
+// the k-th send from A to B meets B's k-th receive from A.
+#include <cstdint>
+#include <vector>
+
+#include "sim/exec/execution_result.hpp"
+#include "workloads/trace.hpp"
+
+namespace simctl {
+
+struct OpRef {
+  std::uint32_t rank = 0;
+  OpIndex op = 0;
+  friend bool operator==(const OpRef&, const OpRef&) = default;
+};
+
+struct Rendezvous {
+  TimePs ready = 0;    // when the last party arrived; the op's start for non-communication ops
+  OpRef last_arrival;  // the party that arrived last (the op itself when it was last or alone)
+};
+
+// Indexed [rank][op], parallel to the trace.
+using RendezvousTable = std::vector<std::vector<Rendezvous>>;
+
+RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result);
+
+}  // namespace simctl
