@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/devices/compute_model.hpp"
+#include "models/network/system_collective_topology.hpp"
 #include "sim/exec/host_endpoints.hpp"
 
 namespace simctl {
@@ -47,6 +48,9 @@ void Executor::prepare_rank(std::uint32_t rank) {
 ExecutionResult Executor::run() {
   network_ = std::make_unique<FlowNetwork>(engine_, system_.link_capacities());
   collectives_ = std::make_unique<CollectiveRunner>(engine_, *network_, system_, tuning_);
+  // With the machine's facts (nodes, rails, NVSwitch) the runner chooses each
+  // collective's algorithm and protocol by size as NCCL does.
+  collectives_->set_topology(describe_collective_topology(system_));
   ranks_.assign(trace_.ranks.size(), RankState{});
   result_ = ExecutionResult{};
   result_.ranks.resize(trace_.ranks.size());
