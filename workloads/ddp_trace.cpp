@@ -19,6 +19,7 @@ PassShape pass_shape(const WorkloadSpec& spec) {
   shape.recompute = spec.recompute;
   shape.attention = spec.attention;
   shape.dropout = spec.dropout;
+  shape.kernel_time_factor = spec.kernel_time_factor;
   return shape;
 }
 
@@ -181,7 +182,7 @@ ComputeWork adam_step_work(const WorkloadSpec& spec) {
   w.dtype = DType::fp32;
   w.flops = kAdamFlopsPerParameter * params;
   w.memory_bytes = bytes_per_param * params;
-  return w;
+  return with_time_factor(w, spec.kernel_time_factor);
 }
 
 Trace build_ddp_trace(const WorkloadSpec& spec, int num_gpus) {

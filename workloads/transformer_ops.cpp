@@ -184,7 +184,20 @@ void append_embedding_backward(const PassGeometry& g, OpList& out) {
               {kTokenEmbeddingTensor, kPositionEmbeddingTensor});
 }
 
+void apply_time_factor(std::vector<ModelOp>& ops, double factor) {
+  if (factor == 1.0) return;
+  for (auto& op : ops) {
+    if (!op.comm) op.work = with_time_factor(op.work, factor);
+  }
+}
+
 }  // namespace
+
+ComputeWork with_time_factor(ComputeWork work, double factor) {
+  work.flops *= factor;
+  work.memory_bytes *= factor;
+  return work;
+}
 
 PassShape whole_model_shape(const TransformerSpec& model, std::int64_t micro_batch, DType dtype, DType grad_dtype) {
   PassShape p;
@@ -203,6 +216,7 @@ std::vector<ModelOp> forward_ops(const PassShape& p) {
   for (std::int64_t l = p.first_layer; l < p.last_layer_end(); ++l)
     append_block_forward(g, l, OpPhase::forward, "", out);
   if (p.head) append_head_forward(g, out);
+  apply_time_factor(ops, p.kernel_time_factor);
   return ops;
 }
 
@@ -217,6 +231,7 @@ std::vector<ModelOp> backward_ops(const PassShape& p) {
     append_block_backward(g, l, out);
   }
   if (p.embedding) append_embedding_backward(g, out);
+  apply_time_factor(ops, p.kernel_time_factor);
   return ops;
 }
 

@@ -46,13 +46,14 @@ struct PassShape {
   DType grad_dtype = DType::bf16;  // weight gradients (written by wgrad GEMMs)
   ActivationRecompute recompute = ActivationRecompute::none;
   AttentionKernel attention = AttentionKernel::flash;
-  double dropout = 0.0;          // > 0: dropout kernels on scores and residual branches
-  std::int64_t tensor = 1;       // TP degree: heads, MLP columns and vocabulary split this many ways
-  bool sequence = false;         // SP: norms, dropout and residuals on s/t rows
-  std::int64_t first_layer = 0;  // this chunk's blocks: [first_layer, end_layer)
-  std::int64_t end_layer = -1;   // -1: through the last layer
-  bool embedding = true;         // this chunk starts with the embedding
-  bool head = true;              // this chunk ends with the final norm, LM head and loss
+  double dropout = 0.0;             // > 0: dropout kernels on scores and residual branches
+  std::int64_t tensor = 1;          // TP degree: heads, MLP columns and vocabulary split this many ways
+  bool sequence = false;            // SP: norms, dropout and residuals on s/t rows
+  std::int64_t first_layer = 0;     // this chunk's blocks: [first_layer, end_layer)
+  std::int64_t end_layer = -1;      // -1: through the last layer
+  bool embedding = true;            // this chunk starts with the embedding
+  bool head = true;                 // this chunk ends with the final norm, LM head and loss
+  double kernel_time_factor = 1.0;  // the framework's (frameworks.yaml), applied to every compute op
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };
@@ -64,6 +65,10 @@ PassShape whole_model_shape(const TransformerSpec& model, std::int64_t micro_bat
 std::vector<ModelOp> forward_ops(const PassShape& shape);
 // The loss gradient, LM head, blocks in reverse, then the embedding.
 std::vector<ModelOp> backward_ops(const PassShape& shape);
+
+// Stretches a kernel's time by `factor` on both roofline sides (its FLOPs
+// and bytes become effective counts; the step's model FLOPs are unaffected).
+ComputeWork with_time_factor(ComputeWork work, double factor);
 
 // Causal attention: FlashAttention skips the masked upper triangle, so it
 // executes half the score/value products of 4*b*s^2*h.

@@ -1,5 +1,8 @@
 #include "workloads/workload_config.hpp"
 
+#include <algorithm>
+
+#include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
 
 namespace simctl {
@@ -141,8 +144,37 @@ Strategy parse_strategy(const ConfigNode& node) {
   return name == "zero3" ? Strategy::zero3 : Strategy::fsdp;
 }
 
+std::string frameworks_path() { return data_root() + "/workloads/frameworks.yaml"; }
+
+void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
+  const std::string name = node.as_string();
+  const ConfigNode table = ConfigNode::load_file(frameworks_path()).child("frameworks");
+  std::vector<std::string> names;
+  for (const auto& [id, entry] : table.entries()) {
+    names.push_back(id);
+    if (id != name) continue;
+    spec.framework = id;
+    spec.kernel_time_factor = entry.number("kernel_time_factor");
+    if (spec.kernel_time_factor < 1.0) entry.child("kernel_time_factor").fail("must be at least 1");
+    return;
+  }
+  node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
+}
+
 ConfigNode parallel_field(const ConfigNode& workload, std::string_view key) {
   return workload.child("parallel").child(key);
+}
+
+// "valid: 1, 2, 3, 4, 6, 12": the degrees that divide every count given.
+std::string valid_divisors(std::initializer_list<std::int64_t> counts) {
+  std::string out;
+  const std::int64_t limit = *std::min_element(counts.begin(), counts.end());
+  for (std::int64_t d = 1; d <= limit; ++d) {
+    if (std::all_of(counts.begin(), counts.end(), [d](std::int64_t c) { return c % d == 0; })) {
+      out += (out.empty() ? "; valid: " : ", ") + std::to_string(d);
+    }
+  }
+  return out;
 }
 
 // Checks that need both the model and the plan: how heads, layers and
@@ -153,13 +185,13 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
   if (m.heads % p.tensor != 0 || m.ffn % p.tensor != 0) {
     parallel_field(node, "tensor")
         .fail("tensor = " + std::to_string(p.tensor) + " must divide the model's " + std::to_string(m.heads) +
-              " attention heads (and its MLP width " + std::to_string(m.ffn) + ")");
+              " attention heads (and its MLP width " + std::to_string(m.ffn) + ")" + valid_divisors({m.heads, m.ffn}));
   }
   const std::int64_t chunks = p.pipeline * p.virtual_stages;
   if (m.layers % chunks != 0) {
     parallel_field(node, p.virtual_stages > 1 ? "virtual_stages" : "pipeline")
         .fail("pipeline * virtual_stages = " + std::to_string(p.pipeline) + " * " + std::to_string(p.virtual_stages) +
-              " must divide the model's " + std::to_string(m.layers) + " layers");
+              " must divide the model's " + std::to_string(m.layers) + " layers" + valid_divisors({m.layers}));
   }
   const bool interleaved = p.schedule == PipelineSchedule::interleaved;
   if (interleaved != (p.virtual_stages > 1)) {
@@ -183,7 +215,7 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
 
 WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalogue) {
   node.expect_keys({"model", "parallel", "strategy", "micro_batch", "global_batch", "precision", "optimizer", "ddp",
-                    "activation_recompute", "attention", "dropout"});
+                    "activation_recompute", "attention", "dropout", "framework"});
   WorkloadSpec spec;
   spec.model = parse_model(node.child("model"), catalogue);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
@@ -200,6 +232,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   }
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
+  if (auto f = node.optional_child("framework")) set_framework(*f, spec);
   check_plan_fits_model(node, spec);
   return spec;
 }

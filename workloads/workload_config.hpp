@@ -75,6 +75,10 @@ struct WorkloadSpec {
   // Dropout probability on attention scores and on each residual branch;
   // Megatron's GPT runs use 0.1. Zero means no dropout kernels at all.
   double dropout = 0.0;
+  // From workloads/frameworks.yaml: multiplies every compute kernel's time
+  // (see that file for what it stands for and how it was fitted).
+  std::string framework = "ideal";
+  double kernel_time_factor = 1.0;
 };
 
 // `node` is the `workload:` mapping. Model ids resolve in `catalogue`.

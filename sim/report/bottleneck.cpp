@@ -6,6 +6,11 @@
 namespace simctl {
 namespace {
 
+// Other shares of the step at least this large are named too.
+constexpr double kAlsoPercent = 10.0;
+// A link this many times busier than its tier's mean is named as a hot spot.
+constexpr double kHotSpotFactor = 1.25;
+
 double percent(TimePs part, TimePs whole) {
   return whole > 0 ? 100.0 * ps_to_seconds(part) / ps_to_seconds(whole) : 0.0;
 }
@@ -36,13 +41,24 @@ bool leaves_the_node(const std::string& tier) {
          tier.find("network_switch") != std::string::npos;
 }
 
+// A link far busier than the rest of its tier is a hot spot (nn.DataParallel's
+// master GPU, an ECMP collision): name it, since the tier's figures hide it.
+std::string hot_spot_clause(const StepReport& report, const TierReport& tier) {
+  if (report.busiest_links.empty() || tier.busy_links < 2) return "";
+  const LinkReport& top = report.busiest_links.front();
+  if (top.tier != tier.name || top.utilisation < kHotSpotFactor * tier.mean_utilisation) return "";
+  return "; " + top.name +
+         fmt(" is a hot spot, %.0f%% busy against its tier's mean %.0f%%", 100.0 * top.utilisation,
+             100.0 * tier.mean_utilisation);
+}
+
 std::string links_clause(const StepReport& report) {
   const TierReport* tier = busiest_tier(report);
   if (tier == nullptr) return "no link carried traffic";
   std::string out = arrow(tier->name) + fmt(" links are up to %.0f%% busy (mean %.0f%%)", 100.0 * tier->max_utilisation,
                                             100.0 * tier->mean_utilisation);
   if (tier->oversubscription > 1.05) out += fmt(" under %.3g:1 oversubscription", tier->oversubscription);
-  return out;
+  return out + hot_spot_clause(report, *tier);
 }
 
 std::string dimension_words(CommDimension d) {
@@ -66,7 +82,7 @@ std::string communication_verdict(const StepReport& report) {
   const bool inter_node = tier != nullptr && leaves_the_node(tier->name);
   return fmt("communication-bound: %.0f%% of the step is exposed communication, %.0f%% of it ",
              percent(b.exposed_communication(), b.step), percent(b[comm_category(top)], b.exposed_communication())) +
-         (inter_node ? "inter-node " : "") + dimension_words(top) + "; " + links_clause(report);
+         (inter_node ? "inter-node " : "") + dimension_words(top);
 }
 
 std::string compute_verdict(const StepReport& report) {
@@ -76,31 +92,67 @@ std::string compute_verdict(const StepReport& report) {
   return std::string(kind) +
          fmt(": %.0f%% of the step is GPU compute, %.0f%% of it in memory-bound kernels", percent(b.compute(), b.step),
              memory_share) +
-         fmt(", %.0f%% in the optimizer; ", percent(b[Category::optimizer], b.compute())) + links_clause(report);
+         fmt(", %.0f%% in the optimizer", percent(b[Category::optimizer], b.compute()));
+}
+
+// " (mostly for rank 0 on node0.gpu0)": the rank the others waited for
+// longest, when one rank accounts for most of the waiting.
+std::string waited_on_words(const StepReport& report) {
+  const auto& waited = report.waited_on;
+  if (waited.empty()) return "";
+  const auto top = std::max_element(waited.begin(), waited.end());
+  TimePs total = 0;
+  for (TimePs t : waited) total += t;
+  if (total == 0 || 2 * *top < total) return "";
+  const auto rank = static_cast<std::size_t>(top - waited.begin());
+  const std::string gpu = rank < report.rank_gpu_names.size() ? " on " + report.rank_gpu_names[rank] : "";
+  return " (mostly for rank " + std::to_string(rank) + gpu + ")";
+}
+
+// The other large shares, so a step split three ways says so.
+std::string also_clause(const StepReport& report, TimePs largest) {
+  const TimeBreakdown& b = report.mean;
+  const std::pair<const char*, TimePs> shares[] = {{"GPU compute", b.compute()},
+                                                   {"exposed communication", b.exposed_communication()},
+                                                   {"pipeline bubble", b[Category::pipeline_bubble]},
+                                                   {"data loading and copies", b.exposed_copy()},
+                                                   {"waiting on other ranks", b[Category::waiting]}};
+  std::string out;
+  for (const auto& [label, time] : shares) {
+    if (time == largest || percent(time, b.step) < kAlsoPercent) continue;
+    out += (out.empty() ? "; also " : ", ") + fmt("%.0f%% ", percent(time, b.step)) + label;
+    if (time == b[Category::waiting]) out += waited_on_words(report);
+  }
+  return out;
+}
+
+std::string main_clause(const StepReport& report, TimePs largest) {
+  const TimeBreakdown& b = report.mean;
+  if (largest == b.compute()) return compute_verdict(report);
+  if (largest == b.exposed_communication()) return communication_verdict(report);
+  if (largest == b.exposed_copy()) {
+    return fmt("input-bound: %.0f%% of the step is data loading and host/device copies not hidden by compute",
+               percent(b.exposed_copy(), b.step));
+  }
+  if (largest == b[Category::pipeline_bubble]) {
+    return fmt(
+        "pipeline-bound: %.0f%% of the step is pipeline bubble (stages waiting for activations or gradients "
+        "during fill, drain and stage imbalance)",
+        percent(largest, b.step));
+  }
+  const std::string culprit = waited_on_words(report);
+  return fmt("idle-bound: GPUs wait %.0f%% of the step on other ranks", percent(largest, b.step)) +
+         (culprit.empty() ? " (stragglers or load imbalance)" : culprit);
 }
 
 }  // namespace
 
 std::string describe_bottleneck(const StepReport& report) {
   const TimeBreakdown& b = report.mean;
-  const TimePs bubble = b[Category::pipeline_bubble], waiting = b[Category::waiting];
-  const TimePs largest = std::max({b.compute(), b.exposed_communication(), b.exposed_copy(), bubble, waiting});
+  const TimePs largest = std::max(
+      {b.compute(), b.exposed_communication(), b.exposed_copy(), b[Category::pipeline_bubble], b[Category::waiting]});
   if (largest == 0) return "nothing ran";
-  if (largest == b.compute()) return compute_verdict(report);
-  if (largest == b.exposed_communication()) return communication_verdict(report);
-  if (largest == b.exposed_copy()) {
-    return fmt("input-bound: %.0f%% of the step is data loading and host/device copies not hidden by compute; ",
-               percent(b.exposed_copy(), b.step)) +
-           links_clause(report);
-  }
-  if (largest == bubble) {
-    return fmt("pipeline-bound: %.0f%% of the step is pipeline bubble (stages waiting for activations or gradients "
-               "during fill, drain and stage imbalance); ",
-               percent(bubble, b.step)) +
-           links_clause(report);
-  }
-  return fmt("idle-bound: GPUs wait %.0f%% of the step on other ranks (stragglers or load imbalance)",
-             percent(waiting, b.step));
+  return main_clause(report, largest) + also_clause(report, largest) + "; " + links_clause(report);
 }
 
 }  // namespace simctl

@@ -6,6 +6,9 @@
 namespace simctl {
 namespace {
 
+// Parts within this much busy fraction of the busiest of their kind count as tied.
+constexpr double kTiePoints = 0.01;
+
 double fraction(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
 std::string tier_of(const System& system, LinkId l) {
@@ -103,16 +106,25 @@ std::vector<DeviceReport> busiest_devices(const std::vector<LinkReport>& links, 
   for (std::size_t r = 0; r < gpu_compute.size() && r < system.gpus().size(); ++r) {
     load[system.gpus()[r]] = fraction(ps_to_seconds(gpu_compute[r]), ps_to_seconds(step));
   }
-  std::vector<EndpointId> ids;
+  // The busiest part of each kind, so eight equally busy GPUs do not hide
+  // the NIC or switch behind them; `peers` counts the equally busy rest.
+  std::map<PartKind, DeviceReport> best;
   for (EndpointId p = 0; p < system.num_parts(); ++p) {
-    if (load[p] > 0) ids.push_back(p);
+    if (load[p] <= 0) continue;
+    const Part& part = system.part(p);
+    auto [it, added] = best.emplace(part.kind, DeviceReport{part.name, std::string(to_string(part.kind)), load[p]});
+    if (!added && load[p] > it->second.utilisation) it->second = {part.name, it->second.kind, load[p]};
   }
-  std::stable_sort(ids.begin(), ids.end(), [&](EndpointId a, EndpointId b) { return load[a] > load[b]; });
-  if (ids.size() > count) ids.resize(count);
   std::vector<DeviceReport> out;
-  for (EndpointId p : ids) {
-    out.push_back({system.part(p).name, std::string(to_string(system.part(p).kind)), load[p]});
+  for (auto& [kind, device] : best) {
+    for (EndpointId p = 0; p < system.num_parts(); ++p) {
+      const bool peer = system.part(p).kind == kind && system.part(p).name != device.name;
+      if (peer && device.utilisation - load[p] < kTiePoints) ++device.peers;
+    }
+    out.push_back(device);
   }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.utilisation > b.utilisation; });
+  if (out.size() > count) out.resize(count);
   return out;
 }
 

@@ -41,6 +41,7 @@ struct DeviceReport {
   std::string name;
   std::string kind;          // part kind
   double utilisation = 0.0;  // GPUs: compute-stream busy fraction; others: busiest attached link's
+  int peers = 0;             // other parts of its kind within one point of it
 };
 
 std::string tier_end_label(const Part& part);
@@ -50,7 +51,8 @@ std::vector<LinkReport> link_reports(const ExecutionResult& result, const System
 std::vector<LinkReport> busiest_links(const std::vector<LinkReport>& links, std::size_t count);
 // Tiers in order of first appearance in the link list.
 std::vector<TierReport> tier_reports(const std::vector<LinkReport>& links, const System& system);
-// The `count` busiest devices; `gpu_compute[r]` is rank r's compute time.
+// The busiest device of each kind, busiest first, at most `count`;
+// `gpu_compute[g]` is the compute time of the system's GPU g (System::gpus()).
 std::vector<DeviceReport> busiest_devices(const std::vector<LinkReport>& links, const System& system,
                                           const std::vector<TimePs>& gpu_compute, TimePs step, std::size_t count);
 

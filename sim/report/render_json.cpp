@@ -116,7 +116,7 @@ json render_json(const StepReport& r) {
     ranks.push_back(std::move(b));
   }
   const auto device_json = [](const DeviceReport& d) {
-    return json{{"name", d.name}, {"kind", d.kind}, {"utilisation", d.utilisation}};
+    return json{{"name", d.name}, {"kind", d.kind}, {"utilisation", d.utilisation}, {"peers", d.peers}};
   };
   return {
       {"schema_version", kReportSchemaVersion},

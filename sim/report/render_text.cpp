@@ -27,6 +27,23 @@ std::string row(const char* label, TimePs t, TimePs step) {
   return line("  %-38s %11.3f %9.1f", label, ps_to_ms(t), share(t, step));
 }
 
+// One line per run of consecutive ranks whose figures print the same
+// ("ranks 8-15"), so a 32-rank pipeline shows its four stages, not 32 lines.
+std::string grouped_rows(const std::vector<std::string>& bodies) {
+  std::string out;
+  std::size_t groups = 0, i = 0;
+  for (; i < bodies.size() && groups < kRanksShown; ++groups) {
+    std::size_t j = i;
+    while (j + 1 < bodies.size() && bodies[j + 1] == bodies[i]) ++j;
+    const std::string label =
+        i == j ? "rank " + std::to_string(i) : "ranks " + std::to_string(i) + "-" + std::to_string(j);
+    out += line("  %-12s%s", label.c_str(), bodies[i].c_str());
+    i = j + 1;
+  }
+  if (i < bodies.size()) out += line("  ... ranks %zu-%zu not shown (--csv DIR writes them all)", i, bodies.size() - 1);
+  return out;
+}
+
 std::string breakdown_table(const StepReport& r) {
   const TimeBreakdown& b = r.mean;
   std::string out = line("Breakdown (mean over %d ranks)              time [ms] share [%%]", r.gpus);
@@ -51,18 +68,17 @@ std::string breakdown_table(const StepReport& r) {
 }
 
 std::string per_rank_table(const StepReport& r) {
-  std::string out = line("Per rank [ms]   compute  mem-bound  optimizer  exp. comm     bubble     copies       idle");
-  for (std::size_t i = 0; i < r.per_rank.size() && i < kRanksShown; ++i) {
-    const TimeBreakdown& b = r.per_rank[i];
-    out += line("  rank %-6zu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", i, ps_to_ms(b.compute()),
-                ps_to_ms(b[Category::compute_memory_bound]), ps_to_ms(b[Category::optimizer]),
-                ps_to_ms(b.exposed_communication()), ps_to_ms(b[Category::pipeline_bubble]), ps_to_ms(b.exposed_copy()),
-                ps_to_ms(b[Category::waiting]));
+  std::vector<std::string> bodies;
+  for (const TimeBreakdown& b : r.per_rank) {
+    char body[160];
+    std::snprintf(body, sizeof body, "%10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", ps_to_ms(b.compute()),
+                  ps_to_ms(b[Category::compute_memory_bound]), ps_to_ms(b[Category::optimizer]),
+                  ps_to_ms(b.exposed_communication()), ps_to_ms(b[Category::pipeline_bubble]),
+                  ps_to_ms(b.exposed_copy()), ps_to_ms(b[Category::waiting]));
+    bodies.push_back(body);
   }
-  if (r.per_rank.size() > kRanksShown) {
-    out += line("  ... %zu more ranks (--csv DIR writes them all)", r.per_rank.size() - kRanksShown);
-  }
-  return out;
+  return line("Per rank [ms]   compute  mem-bound  optimizer  exp. comm     bubble     copies       idle") +
+         grouped_rows(bodies);
 }
 
 std::string critical_path_table(const StepReport& r) {
@@ -100,9 +116,9 @@ std::string tiers_table(const StepReport& r) {
 }
 
 std::string devices_table(const StepReport& r) {
-  std::string out = line("Busiest devices                             kind            busy [%%]");
+  std::string out = line("Busiest device of each kind                 kind            busy [%%]  as busy");
   for (const auto& d : r.busiest_devices) {
-    out += line("  %-42s %-15s %8.1f", d.name.c_str(), d.kind.c_str(), 100.0 * d.utilisation);
+    out += line("  %-42s %-15s %8.1f  %d more", d.name.c_str(), d.kind.c_str(), 100.0 * d.utilisation, d.peers);
   }
   return out;
 }
@@ -113,19 +129,20 @@ std::string memory_table(const StepReport& r) {
   if (!first.estimated) {
     return line("Memory           no estimate for this workload yet; %.1f GiB per GPU", first.capacity_bytes / kGiB);
   }
-  std::string out = line("Memory per rank [GiB]   used   capacity   headroom   (largest items)");
-  for (std::size_t i = 0; i < r.memory.size() && i < kRanksShown; ++i) {
-    const RankMemory& m = r.memory[i];
+  std::vector<std::string> bodies;
+  for (const RankMemory& m : r.memory) {
     std::string items;
     for (const MemoryItem& item : m.items) {
       char text[96];
       std::snprintf(text, sizeof text, "%s%s %.1f", items.empty() ? "" : ", ", item.name.c_str(), item.bytes / kGiB);
       items += text;
     }
-    out += line("  rank %-14zu %8.1f %10.1f %10.1f   %s", i, m.used_bytes / kGiB, m.capacity_bytes / kGiB,
-                m.headroom_bytes / kGiB, items.c_str());
+    char body[512];
+    std::snprintf(body, sizeof body, "%8.1f %10.1f %10.1f   %s", m.used_bytes / kGiB, m.capacity_bytes / kGiB,
+                  m.headroom_bytes / kGiB, items.c_str());
+    bodies.push_back(body);
   }
-  return out;
+  return line("Memory per rank [GiB]  used   capacity   headroom   (breakdown)") + grouped_rows(bodies);
 }
 
 std::string cost_lines(const StepReport& r) {

@@ -57,4 +57,17 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
   return table;
 }
 
+std::vector<TimePs> time_waited_on(const Trace& trace, const ExecutionResult& result, const RendezvousTable& table) {
+  std::vector<TimePs> waited(trace.ranks.size(), 0);
+  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+    for (OpIndex i = 0; i < trace.ranks[r].ops.size(); ++i) {
+      const Rendezvous& meet = table[r][i];
+      if (meet.last_arrival.rank == r) continue;
+      const OpTiming& t = result.ranks[r].ops[i];
+      waited[meet.last_arrival.rank] += std::clamp(meet.ready, t.start, t.end) - t.start;
+    }
+  }
+  return waited;
+}
+
 }  // namespace simctl

@@ -31,4 +31,9 @@ using RendezvousTable = std::vector<std::vector<Rendezvous>>;
 
 RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result);
 
+// Per rank: how long the other ranks spent waiting for it (their
+// communication ops' time between starting and the rank arriving last).
+// The largest entry is the straggler, or nn.DataParallel's master.
+std::vector<TimePs> time_waited_on(const Trace& trace, const ExecutionResult& result, const RendezvousTable& table);
+
 }  // namespace simctl

@@ -15,15 +15,19 @@ namespace {
 constexpr std::size_t kBusiestLinks = 5;
 constexpr std::size_t kBusiestDevices = 5;
 
-const GpuSpec& rank_gpu(const System& system, const DeviceCatalogue& catalogue, std::size_t rank) {
-  return catalogue.gpu(system.part(system.gpus()[rank]).model);
+EndpointId rank_part(const Trace& trace, const System& system, std::size_t rank) {
+  return system.gpus()[trace.gpu_index(static_cast<std::uint32_t>(rank))];
+}
+
+const GpuSpec& rank_gpu(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, std::size_t rank) {
+  return catalogue.gpu(system.part(rank_part(trace, system, rank)).model);
 }
 
 // Sum of the ranks' dense peaks in the step's dtype, in FLOP/s.
 double total_peak_flops(const Trace& trace, const System& system, const DeviceCatalogue& catalogue) {
   double peak = 0.0;
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-    peak += rank_gpu(system, catalogue, r).peak(trace.compute_dtype).flops_per_s;
+    peak += rank_gpu(trace, system, catalogue, r).peak(trace.compute_dtype).flops_per_s;
   }
   return peak;
 }
@@ -45,24 +49,24 @@ void add_costs(const Trace& trace, const System& system, const DeviceCatalogue& 
                StepReport& report) {
   std::vector<GpuActivity> gpus;
   for (std::size_t r = 0; r < report.per_rank.size(); ++r) {
-    gpus.push_back({rank_gpu(system, catalogue, r).tdp_watts, report.per_rank[r].compute()});
+    gpus.push_back({rank_gpu(trace, system, catalogue, r).tdp_watts, report.per_rank[r].compute()});
   }
   report.costs = compute_costs(spec, report.step_time, trace.totals.tokens, report.nodes, gpus);
 }
 
-void add_memory(const System& system, const DeviceCatalogue& catalogue, const ReportInputs& inputs,
+void add_memory(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, const ReportInputs& inputs,
                 StepReport& report) {
   for (std::size_t r = 0; r < report.per_rank.size(); ++r) {
     auto items = r < inputs.memory.size() ? inputs.memory[r] : std::vector<MemoryItem>{};
-    const double capacity = static_cast<double>(rank_gpu(system, catalogue, r).memory_capacity);
+    const double capacity = static_cast<double>(rank_gpu(trace, system, catalogue, r).memory_capacity);
     report.memory.push_back(rank_memory(std::move(items), capacity));
   }
 }
 
 // Nodes the job spans (not the whole system's).
-int nodes_used(const System& system, std::size_t ranks) {
+int nodes_used(const Trace& trace, const System& system) {
   std::vector<int> nodes;
-  for (std::size_t r = 0; r < ranks; ++r) nodes.push_back(system.part(system.gpus()[r]).node);
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) nodes.push_back(system.part(rank_part(trace, system, r)).node);
   std::sort(nodes.begin(), nodes.end());
   return static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
 }
@@ -74,24 +78,27 @@ StepReport build_step_report(const Trace& trace, const ExecutionResult& result, 
   StepReport report;
   report.labels = std::move(labels);
   report.gpus = static_cast<int>(trace.ranks.size());
-  report.nodes = nodes_used(system, trace.ranks.size());
+  report.nodes = nodes_used(trace, system);
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r)
+    report.rank_gpu_names.push_back(system.part(rank_part(trace, system, r)).name);
   report.step_time = result.step_time;
   const RendezvousTable rendezvous = match_rendezvous(trace, result);
-  std::vector<TimePs> compute;
+  std::vector<TimePs> compute(system.gpus().size(), 0);  // by the system's GPU index
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
     report.per_rank.push_back(rank_breakdown(trace, result, rendezvous, r));
-    compute.push_back(report.per_rank.back().compute());
+    compute[trace.gpu_index(r)] = report.per_rank.back().compute();
     report.ops += trace.ranks[r].ops.size();
   }
   report.mean = mean_breakdown(report.per_rank);
   add_throughput(trace, system, catalogue, report);
   add_costs(trace, system, catalogue, inputs.costs, report);
-  add_memory(system, catalogue, inputs, report);
+  add_memory(trace, system, catalogue, inputs, report);
   report.links = link_reports(result, system);
   report.busiest_links = busiest_links(report.links, kBusiestLinks);
   report.tiers = tier_reports(report.links, system);
   report.busiest_devices = busiest_devices(report.links, system, compute, result.step_time, kBusiestDevices);
   report.critical_path = critical_path(trace, result, rendezvous);
+  report.waited_on = time_waited_on(trace, result, rendezvous);
   report.bottleneck = describe_bottleneck(report);
   report.events = result.events;
   report.flows = result.flows;

@@ -49,9 +49,11 @@ struct StepReport {
   std::vector<TierReport> tiers;
   std::vector<DeviceReport> busiest_devices;  // at most 5
   CriticalPath critical_path;
-  std::vector<RankMemory> memory;  // per rank
-  std::string bottleneck;          // one line in plain words
-  std::size_t ops = 0;             // ops in the trace, over all ranks
+  std::vector<RankMemory> memory;           // per rank
+  std::vector<TimePs> waited_on;            // per rank: the others' time spent waiting for it (rendezvous.hpp)
+  std::vector<std::string> rank_gpu_names;  // per rank: the GPU part it runs on ("node0.gpu3")
+  std::string bottleneck;                   // one line in plain words
+  std::size_t ops = 0;                      // ops in the trace, over all ranks
   std::uint64_t events = 0;
   std::uint64_t flows = 0;
 };

@@ -101,7 +101,7 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.parallel.virtual_stages", "must divide the model's 24 layers"},
       {with_line("parallel", "  parallel: {data: 4, pipeline: 4, schedule: interleaved}"), "workload.parallel.schedule",
        "go together"},
-      {with_line("parallel", "  parallel: {data: 2, pipeline: 4, schedule: interleaved, virtual_stages: 2}"),
+      {with_line("parallel", "  parallel: {data: 8, pipeline: 4, schedule: interleaved, virtual_stages: 2}"),
        "workload.parallel.schedule", "a multiple of pipeline"},
       {with_line("parallel", "  parallel: {data: 4, schedule: pipedream}"), "workload.parallel.schedule", "1f1b"},
       {with_line("parallel", "  parallel: {data: 4, order: [tensor, tensor, data]}"), "workload.parallel.order[1]",

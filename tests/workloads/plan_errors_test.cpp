@@ -1,0 +1,102 @@
+// Parallel plans that cannot run on the machine they name: each is one
+// ConfigError naming the file, the line, the field and what would be valid,
+// raised while loading, so `simctl check` and `simctl run` refuse alike.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/config/config_error.hpp"
+#include "sim/scenario/scenario.hpp"
+
+using namespace simctl;
+
+namespace {
+
+// One DGX H100 (8 GPUs) and a GPT-2-sized model with 12 heads and 12 layers.
+std::string run_config(const std::string& workload_lines) {
+  return "name: plan error case\nsystem: " + std::string(SIMCTL_SOURCE_DIR) +
+         "/configs/systems/dgx_h100.yaml\nworkload:\n  model: gpt2-small\n" + workload_lines;
+}
+
+std::string write_config(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_plans_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / (name + ".yaml");
+  std::ofstream(file) << text;
+  return file.string();
+}
+
+struct Rejection {
+  std::string name;
+  std::string workload_lines;
+  int line;            // of the offending field in the written file
+  std::string field;   // the field path named
+  std::string advice;  // what would be valid
+};
+
+// The one-line message loading `path` fails with.
+std::string rejection(const std::string& path) {
+  try {
+    load_scenario(path);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  FAIL("accepted " << path);
+  return {};
+}
+
+void check_rejected(const Rejection& c) {
+  const std::string path = write_config(c.name, run_config(c.workload_lines));
+  const std::string message = rejection(path);
+  INFO(c.name << ": " << message);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK_THAT(message, Catch::StartsWith(path + ":" + std::to_string(c.line) + ":"));
+  CHECK_THAT(message, Catch::Contains(c.field));
+  CHECK_THAT(message, Catch::Contains(c.advice));
+}
+
+}  // namespace
+
+TEST_CASE("tensor parallelism that does not divide the heads", "[plans][bad-input]") {
+  check_rejected({"tp_heads", "  parallel: {tensor: 8}\n  micro_batch: 1\n", 5, "workload.parallel.tensor",
+                  "12 attention heads (and its MLP width 3072); valid: 1, 2, 3, 4, 6, 12"});
+}
+
+TEST_CASE("pipeline stages that do not divide the layers", "[plans][bad-input]") {
+  check_rejected({"pp_layers", "  parallel: {pipeline: 5}\n  micro_batch: 1\n", 5, "workload.parallel.pipeline",
+                  "divide the model's 12 layers; valid: 1, 2, 3, 4, 6, 12"});
+}
+
+TEST_CASE("more ranks than the system has GPUs", "[plans][bad-input]") {
+  check_rejected({"too_many_ranks",
+                  "  parallel: {data: 2, tensor: 4, pipeline: 2}\n  micro_batch: 1\n  global_batch: 4\n", 5,
+                  "workload.parallel", "at most 8"});
+}
+
+TEST_CASE("a global batch not divisible by micro-batch times data", "[plans][bad-input]") {
+  check_rejected({"batch", "  parallel: {data: 4}\n  micro_batch: 2\n  global_batch: 12\n", 7, "workload.global_batch",
+                  "must be a multiple of micro_batch * data = 2 * 4 = 8"});
+}
+
+TEST_CASE("a plan that does not fit in GPU memory gives the numbers", "[plans][bad-input]") {
+  // 1.3B parameters with full activations of 16 sequences of 2048 tokens per GPU.
+  const std::string path =
+      write_config("oom", "name: oom\nsystem: " + std::string(SIMCTL_SOURCE_DIR) +
+                              "/configs/systems/dgx_h100.yaml\nworkload:\n  model: gpt-1.3b\n  parallel: {data: 8}\n"
+                              "  micro_batch: 64\n  global_batch: 512\n");
+  const std::string message = rejection(path);
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains("out of memory"));
+  CHECK_THAT(message, Catch::Contains("activations"));
+  CHECK_THAT(message, Catch::Contains("80.0 GiB"));
+  // `simctl memory` still shows the breakdown of the same plan.
+  const Scenario shown = load_scenario(path, ScenarioOptions{true});
+  CHECK(first_out_of_memory_rank(shown).has_value());
+}
+
+TEST_CASE("an unknown training framework", "[plans][bad-input]") {
+  check_rejected({"framework", "  parallel: {data: 8}\n  micro_batch: 1\n  framework: deepspeed-magic\n", 7,
+                  "workload.framework", "megatron-lm"});
+}
