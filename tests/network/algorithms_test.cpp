@@ -84,9 +84,10 @@ class TwoLeafRouter : public Router {
 
 TEST_CASE("the ring's fast path agrees with the step-by-step ring", "[network][collective][fast]") {
   for (int n : {8, 16}) {
-    for (double bytes : {64.0 * kMiB, 1.0 * kGiB}) {
+    for (double bytes : {256.0 * 1024, 4.0 * kMiB, 64.0 * kMiB, 1.0 * kGiB}) {
       for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather}) {
         CollectiveTuning slow = CollectiveTuning::load(), fast = slow;
+        slow.fast_path_min_sends = UINT64_MAX;
         fast.fast_path_min_sends = 1;
         Star a(n, slow), b(n, fast);
         const TimePs t_steps = a.run(op, bytes, CollectiveAlgorithm::ring);
@@ -94,7 +95,8 @@ TEST_CASE("the ring's fast path agrees with the step-by-step ring", "[network][c
         INFO(n << " GPUs, " << bytes << " B, " << to_string(op));
         CHECK(static_cast<double>(t_fast) == Approx(static_cast<double>(t_steps)).epsilon(0.02));
         CHECK(b.network.flows_started() == static_cast<std::uint64_t>(n));
-        CHECK(a.network.flows_started() > 10 * b.network.flows_started());
+        // Small messages go in one chunk per step, so fewer flows to save there.
+        CHECK(a.network.flows_started() > (bytes >= 64.0 * kMiB ? 10 : 6) * b.network.flows_started());
       }
     }
   }
