@@ -10,7 +10,7 @@ namespace simctl {
 std::string render_text(const StepReport& report);
 
 // The same results as JSON, documented field by field in docs/output.md and
-// checked against sim/report/report_schema.json. Times are in milliseconds
+// checked against docs/report.schema.json. Times are in milliseconds
 // (fields end in _ms), other quantities in the unit their name gives.
 // `schema_version` changes whenever a field is renamed or its meaning changes.
 nlohmann::json render_json(const StepReport& report);
