@@ -25,11 +25,15 @@ double score_elements(const PassGeometry& g) {
   return static_cast<double>(head_batch(g)) * s * s;
 }
 
-ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double tensors_touched) {
+// Streams `query_sized` tensors of this rank's query heads (Q, O, dO, dQ) and
+// `kv_sized` of its KV heads (K, V, dK, dV): under GQA the latter are smaller.
+ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double query_sized, double kv_sized) {
   const auto& m = g.p.model;
   const double s = static_cast<double>(m.seq_len);
   const double local_hidden_elements = g.tokens() * static_cast<double>(g.local_hidden());
-  ComputeWork w = streaming_work(ComputeKind::attention, g.p.dtype, local_hidden_elements, 0.0, tensors_touched);
+  const double kv_fraction = static_cast<double>(g.local_kv_width()) / static_cast<double>(g.local_hidden());
+  ComputeWork w = streaming_work(ComputeKind::attention, g.p.dtype, local_hidden_elements, 0.0,
+                                 query_sized + kv_sized * kv_fraction);
   w.flops = flops_ratio * kCausalAttentionFraction * 4.0 * static_cast<double>(g.p.micro_batch) * s * s *
             static_cast<double>(g.local_hidden());
   w.m = m.seq_len;  // queries
@@ -76,7 +80,7 @@ void unfused_backward(const PassGeometry& g, const std::string& prefix, OpList& 
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out) {
   if (g.p.attention == AttentionKernel::flash) {
     // Reads Q, K, V and writes O; the softmax statistics are negligible.
-    out.compute(prefix + "attention", phase, flash_work(g, 1.0, 4.0));
+    out.compute(prefix + "attention", phase, flash_work(g, 1.0, 2.0, 2.0));
     return;
   }
   unfused_forward(g, prefix, phase, out);
@@ -88,7 +92,7 @@ void append_attention_forward(const PassGeometry& g, const std::string& prefix, 
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out) {
   if (g.p.attention == AttentionKernel::flash) {
     // Reads Q, K, V, O, dO and writes dQ, dK, dV.
-    out.compute(prefix + "attention.bwd", OpPhase::backward, flash_work(g, kAttentionBackwardFlopsRatio, 8.0));
+    out.compute(prefix + "attention.bwd", OpPhase::backward, flash_work(g, kAttentionBackwardFlopsRatio, 4.0, 4.0));
     return;
   }
   if (g.p.recompute == ActivationRecompute::selective) {

@@ -14,16 +14,27 @@ constexpr double kAdamStateBytesFp32 = 8.0;    // m, v (the weights are the mast
 constexpr double kFp32Bytes = 4.0;
 // Korthikanti et al. Sec. 4.1, per s*b*h: the parts no TP split touches
 // (LayerNorm inputs, the GEMM inputs they feed, two dropout masks) and the
-// parts TP splits (Q, K, V, attention output, MLP activations).
+// parts TP splits (Q, K, V, attention output, MLP activations; see
+// sharded_per_token).
 constexpr double kReplicatedPerToken = 10.0;
 constexpr double kHiddenDropoutMasks = 2.0;
-constexpr double kShardedPerToken = 24.0;
 constexpr double kScoreTerm = 5.0;           // softmax output 2, dropout mask 1, dropout output 2
 constexpr double kScoreTermNoDropout = 2.0;  // softmax output only
 constexpr double kLayerInputPerToken = 2.0;  // what full recompute keeps
 
 double sbh(const WorkloadSpec& spec) {
   return static_cast<double>(spec.micro_batch * spec.model.seq_len * spec.model.hidden);
+}
+
+// Korthikanti's 24 bytes per s*b*h for GPT, generalised: Q (2), K and V
+// (2 each, times kv_heads / heads under GQA), the output projection's input
+// (2), and the MLP's ffn-wide tensors, 2 bytes per ffn/h each: GeLU input and
+// output (2 of them), or SwiGLU's gate, up and their product (3).
+double sharded_per_token(const TransformerSpec& m) {
+  const double kv_fraction = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+  const double ffn_ratio = static_cast<double>(m.ffn) / static_cast<double>(m.hidden);
+  const double mlp_tensors = m.gated_mlp ? 3.0 : 2.0;
+  return 2.0 + 4.0 * kv_fraction + 2.0 + mlp_tensors * 2.0 * ffn_ratio;
 }
 
 bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence && spec.parallel.tensor > 1; }
@@ -33,7 +44,7 @@ double full_layer_bytes(const WorkloadSpec& spec) {
   const bool dropout = spec.dropout > 0.0;
   double replicated = kReplicatedPerToken - (dropout ? 0.0 : kHiddenDropoutMasks);
   if (sequence_parallel(spec)) replicated /= t;
-  double bytes = sbh(spec) * (replicated + kShardedPerToken / t);
+  double bytes = sbh(spec) * (replicated + sharded_per_token(spec.model) / t);
   const bool keeps_scores = spec.attention == AttentionKernel::unfused && spec.recompute == ActivationRecompute::none;
   if (keeps_scores) {
     const double s = static_cast<double>(spec.model.seq_len);

@@ -18,15 +18,14 @@ std::int64_t bounded_or(const ConfigNode& node, std::string_view key, std::int64
   return bounded_positive_integer(node, key, max);
 }
 
-// The variants below change shapes and parameter counts in ways the op
-// builder does not model yet; refusing them beats silently pricing a GPT.
-void refuse_unsupported_variants(const ConfigNode& node, const TransformerSpec& spec) {
-  if (spec.kv_heads != spec.heads) {
-    node.child("kv_heads")
-        .fail("grouped-query attention (kv_heads != heads) is not supported yet; use " + std::to_string(spec.heads) +
-              " or leave it out");
-  }
-  if (spec.gated_mlp) node.child("gated_mlp").fail("gated (SwiGLU) MLP is not supported yet; use false");
+NormKind parse_norm(const ConfigNode& node) {
+  if (!node.has("norm")) return NormKind::layer_norm;
+  return node.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? NormKind::rms_norm : NormKind::layer_norm;
+}
+
+PositionKind parse_position(const ConfigNode& node) {
+  if (!node.has("position")) return PositionKind::learned;
+  return node.choice("position", {"learned", "rope"}) == "rope" ? PositionKind::rope : PositionKind::learned;
 }
 
 void check_divisibility(const ConfigNode& node, const TransformerSpec& spec) {
@@ -34,12 +33,19 @@ void check_divisibility(const ConfigNode& node, const TransformerSpec& spec) {
     node.child("heads").fail("hidden (" + std::to_string(spec.hidden) + ") must be divisible by heads (" +
                              std::to_string(spec.heads) + ")");
   }
+  // Grouped-query attention: each KV head serves heads / kv_heads query heads.
+  if (spec.kv_heads > spec.heads || spec.heads % spec.kv_heads != 0) {
+    node.child("kv_heads")
+        .fail("kv_heads (" + std::to_string(spec.kv_heads) + ") must divide heads (" + std::to_string(spec.heads) +
+              ")");
+  }
 }
 
 }  // namespace
 
 TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string& name) {
-  node.expect_keys({"source", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "gated_mlp"});
+  node.expect_keys({"source", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "gated_mlp", "norm",
+                    "position", "bias", "tied_embeddings"});
   TransformerSpec spec;
   spec.name = name;
   spec.source = node.string_or("source", "");
@@ -51,8 +57,11 @@ TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string
   spec.vocab = bounded_positive_integer(node, "vocab", kMaxTokensDimension);
   spec.seq_len = bounded_positive_integer(node, "seq_len", kMaxTokensDimension);
   spec.gated_mlp = node.bool_or("gated_mlp", false);
+  spec.norm = parse_norm(node);
+  spec.position = parse_position(node);
+  spec.linear_bias = node.bool_or("bias", true);
+  spec.tied_embeddings = node.bool_or("tied_embeddings", true);
   check_divisibility(node, spec);
-  refuse_unsupported_variants(node, spec);
   return spec;
 }
 

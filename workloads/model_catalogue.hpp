@@ -10,9 +10,9 @@
 
 namespace simctl {
 
-// Reads dimensions from a mapping; `name` labels the result. Rejects
-// non-positive sizes, hidden not divisible by heads, and the GQA / gated-MLP
-// variants that the op builder does not model yet.
+// Reads dimensions and layout choices from a mapping; `name` labels the
+// result. Rejects non-positive sizes, hidden not divisible by heads and
+// kv_heads not dividing heads.
 TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string& name);
 
 class ModelCatalogue {

@@ -8,8 +8,11 @@
 // the QKV, output and MLP GEMMs (24*B*s*h^2 forward with ffn = 4h) and full,
 // unmasked attention (4*B*s^2*h forward), plus the LM head (2*B*s*h*V).
 // Causal masking, norms, element-wise ops and recomputation are not counted.
-// Written here with the ffn width and QKV width as parameters, so it equals
-// the formula above for GPT shapes.
+// Written here with the ffn width, QKV width (GQA) and MLP matrix count
+// (SwiGLU: 3) as parameters, so it equals the formula above for GPT shapes.
+// In general it is 6 * N_matmul * tokens plus attention, N_matmul being the
+// parameters of every matrix product (all but the embedding lookup, the norms
+// and the biases), as torchtitan counts Llama FLOPs.
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {

@@ -122,9 +122,11 @@ void emit_backward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, c
 
 // Megatron-LM keeps the word embedding on the first stage and a copy for the
 // LM head on the last one; their gradients are summed before the optimizer.
+// Untied heads (Llama) have nothing to sum.
 std::optional<OpIndex> emit_embedding_tie(const RankPlan& plan, RankOps& ops, GroupTable& groups) {
   const std::int64_t p = plan.spec.parallel.pipeline;
-  if (p == 1 || (plan.coord.pipeline != 0 && plan.coord.pipeline != p - 1)) return std::nullopt;
+  if (!plan.spec.model.tied_embeddings || p == 1 || (plan.coord.pipeline != 0 && plan.coord.pipeline != p - 1))
+    return std::nullopt;
   RankCoord first = plan.coord, last = plan.coord;
   first.pipeline = 0;
   last.pipeline = p - 1;

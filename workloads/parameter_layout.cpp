@@ -1,10 +1,20 @@
 #include "workloads/parameter_layout.hpp"
 
+#include <stdexcept>
+
 namespace simctl {
 namespace {
 
-constexpr std::size_t kTensorsPerBlock = static_cast<std::size_t>(BlockTensor::count);
-constexpr std::size_t kEmbeddingTensors = 2;
+constexpr std::size_t kBlockTensorKinds = static_cast<std::size_t>(BlockTensor::count);
+
+bool is_norm_bias(BlockTensor t) { return t == BlockTensor::ln1_bias || t == BlockTensor::ln2_bias; }
+
+bool is_projection_bias(BlockTensor t) {
+  return t == BlockTensor::qkv_bias || t == BlockTensor::attn_out_bias || t == BlockTensor::mlp_gate_bias ||
+         t == BlockTensor::mlp_up_bias || t == BlockTensor::mlp_down_bias;
+}
+
+bool is_gate(BlockTensor t) { return t == BlockTensor::mlp_gate_weight || t == BlockTensor::mlp_gate_bias; }
 
 std::int64_t block_tensor_elements(const TransformerSpec& s, BlockTensor t) {
   switch (t) {
@@ -17,8 +27,10 @@ std::int64_t block_tensor_elements(const TransformerSpec& s, BlockTensor t) {
     case BlockTensor::qkv_weight: return s.hidden * s.qkv_width();
     case BlockTensor::qkv_bias: return s.qkv_width();
     case BlockTensor::attn_out_weight: return s.hidden * s.hidden;
+    case BlockTensor::mlp_gate_weight:
     case BlockTensor::mlp_up_weight:
     case BlockTensor::mlp_down_weight: return s.hidden * s.ffn;
+    case BlockTensor::mlp_gate_bias:
     case BlockTensor::mlp_up_bias: return s.ffn;
     case BlockTensor::count: break;
   }
@@ -35,6 +47,8 @@ const char* block_tensor_name(BlockTensor t) {
     case BlockTensor::attn_out_bias: return "attn.c_proj.bias";
     case BlockTensor::ln2_weight: return "ln_2.weight";
     case BlockTensor::ln2_bias: return "ln_2.bias";
+    case BlockTensor::mlp_gate_weight: return "mlp.gate_proj.weight";
+    case BlockTensor::mlp_gate_bias: return "mlp.gate_proj.bias";
     case BlockTensor::mlp_up_weight: return "mlp.c_fc.weight";
     case BlockTensor::mlp_up_bias: return "mlp.c_fc.bias";
     case BlockTensor::mlp_down_weight: return "mlp.c_proj.weight";
@@ -44,32 +58,86 @@ const char* block_tensor_name(BlockTensor t) {
   return "?";
 }
 
+std::vector<BlockTensor> block_tensors(const TransformerSpec& spec) {
+  std::vector<BlockTensor> out;
+  for (std::size_t t = 0; t < kBlockTensorKinds; ++t) {
+    const auto which = static_cast<BlockTensor>(t);
+    if (has_block_tensor(spec, which)) out.push_back(which);
+  }
+  return out;
+}
+
+std::size_t leading_tensors(const TransformerSpec& spec) { return spec.position == PositionKind::learned ? 2 : 1; }
+
+std::size_t first_after_blocks(const TransformerSpec& spec) {
+  return leading_tensors(spec) + static_cast<std::size_t>(spec.layers) * block_tensors(spec).size();
+}
+
+[[noreturn]] void missing(const std::string& what) {
+  throw std::logic_error("the model has no " + what + " parameter tensor");
+}
+
 }  // namespace
 
-std::size_t block_tensor_index(std::int64_t layer, BlockTensor t) {
-  return kEmbeddingTensors + static_cast<std::size_t>(layer) * kTensorsPerBlock + static_cast<std::size_t>(t);
+bool has_block_tensor(const TransformerSpec& spec, BlockTensor t) {
+  if (t == BlockTensor::count) return false;
+  if (is_norm_bias(t) && spec.norm != NormKind::layer_norm) return false;
+  if (is_projection_bias(t) && !spec.linear_bias) return false;
+  return !is_gate(t) || spec.gated_mlp;
 }
 
-// The final LayerNorm sits where a block after the last one would start.
-std::size_t final_norm_weight_index(const TransformerSpec& spec) {
-  return block_tensor_index(spec.layers, BlockTensor::ln1_weight);
+std::size_t block_tensor_index(const TransformerSpec& spec, std::int64_t layer, BlockTensor t) {
+  const auto present = block_tensors(spec);
+  for (std::size_t i = 0; i < present.size(); ++i) {
+    if (present[i] == t) return leading_tensors(spec) + static_cast<std::size_t>(layer) * present.size() + i;
+  }
+  missing(block_tensor_name(t));
 }
 
-std::size_t final_norm_bias_index(const TransformerSpec& spec) { return final_norm_weight_index(spec) + 1; }
+std::vector<std::size_t> block_tensor_indices(const TransformerSpec& spec, std::int64_t layer,
+                                              std::initializer_list<BlockTensor> wanted) {
+  std::vector<std::size_t> out;
+  for (BlockTensor t : wanted) {
+    if (has_block_tensor(spec, t)) out.push_back(block_tensor_index(spec, layer, t));
+  }
+  return out;
+}
+
+std::size_t position_embedding_index(const TransformerSpec& spec) {
+  if (spec.position != PositionKind::learned) missing("position embedding");
+  return 1;
+}
+
+std::vector<std::size_t> embedding_tensor_indices(const TransformerSpec& spec) {
+  if (spec.position != PositionKind::learned) return {kTokenEmbeddingTensor};
+  return {kTokenEmbeddingTensor, position_embedding_index(spec)};
+}
+
+// The final norm sits where a block after the last one would start.
+std::vector<std::size_t> final_norm_indices(const TransformerSpec& spec) {
+  const std::size_t first = first_after_blocks(spec);
+  if (spec.norm != NormKind::layer_norm) return {first};
+  return {first, first + 1};
+}
+
+std::size_t lm_head_index(const TransformerSpec& spec) {
+  if (spec.tied_embeddings) missing("separate LM head");
+  return first_after_blocks(spec) + final_norm_indices(spec).size();
+}
 
 std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec) {
   std::vector<ParameterTensor> out;
   out.push_back({"wte.weight", spec.vocab * spec.hidden});
-  out.push_back({"wpe.weight", spec.seq_len * spec.hidden});
+  if (spec.position == PositionKind::learned) out.push_back({"wpe.weight", spec.position_parameters()});
+  const auto present = block_tensors(spec);
   for (std::int64_t layer = 0; layer < spec.layers; ++layer) {
-    for (std::size_t t = 0; t < kTensorsPerBlock; ++t) {
-      const auto which = static_cast<BlockTensor>(t);
-      out.push_back(
-          {"h." + std::to_string(layer) + "." + block_tensor_name(which), block_tensor_elements(spec, which)});
+    for (BlockTensor t : present) {
+      out.push_back({"h." + std::to_string(layer) + "." + block_tensor_name(t), block_tensor_elements(spec, t)});
     }
   }
   out.push_back({"ln_f.weight", spec.hidden});
-  out.push_back({"ln_f.bias", spec.hidden});
+  if (spec.norm == NormKind::layer_norm) out.push_back({"ln_f.bias", spec.hidden});
+  if (!spec.tied_embeddings) out.push_back({"lm_head.weight", spec.lm_head_parameters()});
   return out;
 }
 

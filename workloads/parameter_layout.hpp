@@ -1,8 +1,11 @@
 #pragma once
-// The model's parameter tensors in the order `model.parameters()` lists them
-// for a GPT (token embedding, position embedding, then each block, then the
-// final LayerNorm). DDP builds its gradient buckets from this list in reverse,
-// so the order matters, not just the sizes.
+// The model's parameter tensors in the order `model.parameters()` lists them:
+// token embedding, position embedding (learned positions only), then each
+// block, then the final norm, then the LM head when it is not tied to the
+// token embedding. Which tensors a block has depends on the model's layout
+// (LayerNorm bias, projection biases, the SwiGLU gate). DDP builds its
+// gradient buckets from this list in reverse, so the order matters, not just
+// the sizes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,7 +20,7 @@ struct ParameterTensor {
   std::int64_t elements = 0;
 };
 
-// The tensors of one block, in declaration order.
+// The tensors a block may have, in declaration order.
 enum class BlockTensor : std::size_t {
   ln1_weight,
   ln1_bias,
@@ -27,6 +30,8 @@ enum class BlockTensor : std::size_t {
   attn_out_bias,
   ln2_weight,
   ln2_bias,
+  mlp_gate_weight,
+  mlp_gate_bias,
   mlp_up_weight,
   mlp_up_bias,
   mlp_down_weight,
@@ -34,12 +39,20 @@ enum class BlockTensor : std::size_t {
   count,
 };
 
-inline constexpr std::size_t kTokenEmbeddingTensor = 0;
-inline constexpr std::size_t kPositionEmbeddingTensor = 1;
+bool has_block_tensor(const TransformerSpec& spec, BlockTensor t);
 
-std::size_t block_tensor_index(std::int64_t layer, BlockTensor t);
-std::size_t final_norm_weight_index(const TransformerSpec& spec);
-std::size_t final_norm_bias_index(const TransformerSpec& spec);
+inline constexpr std::size_t kTokenEmbeddingTensor = 0;
+
+// Indices into parameter_tensors(spec). Asking for a tensor the model does not
+// have (a bias of an unbiased model, a position table with RoPE) throws.
+std::size_t block_tensor_index(const TransformerSpec& spec, std::int64_t layer, BlockTensor t);
+// Those of `wanted` the model has, as indices.
+std::vector<std::size_t> block_tensor_indices(const TransformerSpec& spec, std::int64_t layer,
+                                              std::initializer_list<BlockTensor> wanted);
+std::size_t position_embedding_index(const TransformerSpec& spec);
+std::vector<std::size_t> embedding_tensor_indices(const TransformerSpec& spec);  // token (+ position)
+std::vector<std::size_t> final_norm_indices(const TransformerSpec& spec);        // weight (+ bias)
+std::size_t lm_head_index(const TransformerSpec& spec);
 
 std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec);
 

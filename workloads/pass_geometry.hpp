@@ -24,8 +24,11 @@ struct PassGeometry {
   double sequence_hidden_elements() const { return sequence_rows() * static_cast<double>(p.model.hidden); }
   std::int64_t local_heads() const { return p.model.heads / p.tensor; }
   std::int64_t local_qkv_columns() const { return p.model.qkv_width() / p.tensor; }
+  std::int64_t local_kv_heads() const { return p.model.kv_heads / p.tensor; }
+  std::int64_t local_kv_width() const { return p.model.kv_width() / p.tensor; }
   std::int64_t local_ffn() const { return p.model.ffn / p.tensor; }
-  std::int64_t local_hidden() const { return p.model.hidden / p.tensor; }  // attention output width
+  std::int64_t local_mlp_up_columns() const { return p.model.mlp_up_width() / p.tensor; }  // gate + up when gated
+  std::int64_t local_hidden() const { return p.model.hidden / p.tensor; }                  // attention output width
   std::int64_t local_vocab() const { return (p.model.vocab + p.tensor - 1) / p.tensor; }
   // The full activation a TP collective moves: b*s*h values.
   double activation_bytes() const { return hidden_elements() * bytes_per_element(p.dtype); }

@@ -13,19 +13,20 @@ ModelUnit embedding_unit(const PassShape& base) {
   u.shape.head = false;
   const auto& m = base.model;
   // Vocabulary rows are split over TP ranks; position rows are replicated.
-  u.parameters = tp_share(m.vocab * m.hidden, base.tensor) + static_cast<double>(m.seq_len * m.hidden);
+  u.parameters = tp_share(m.vocab * m.hidden, base.tensor) + static_cast<double>(m.position_parameters());
   return u;
 }
 
-// The last stage keeps its own copy of the tied word embedding for the LM
-// head (Megatron-LM) unless it also holds the embedding.
+// The last stage keeps its own copy of a tied word embedding for the LM head
+// (Megatron-LM) unless it also holds the embedding; an untied head is its own
+// weight, split over TP ranks by vocabulary.
 ModelUnit head_unit(const PassShape& base, bool holds_embedding) {
   ModelUnit u{"head", base, 0.0};
   u.shape.first_layer = u.shape.end_layer = 0;
   u.shape.embedding = false;
   const auto& m = base.model;
   u.parameters = static_cast<double>(m.final_norm_parameters());
-  if (!holds_embedding) u.parameters += tp_share(m.vocab * m.hidden, base.tensor);
+  if (!m.tied_embeddings || !holds_embedding) u.parameters += tp_share(m.vocab * m.hidden, base.tensor);
   return u;
 }
 

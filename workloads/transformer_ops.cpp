@@ -8,10 +8,15 @@ namespace {
 
 // Per-element FLOP counts of the streaming kernels. They barely matter (these
 // kernels are memory-bound) but keep the FLOP totals honest.
-constexpr double kNormForwardFlops = 8.0;  // mean, variance, normalise, scale and shift
-constexpr double kNormBackwardFlops = 16.0;
+constexpr double kLayerNormForwardFlops = 8.0;  // mean, variance, normalise, scale and shift
+constexpr double kLayerNormBackwardFlops = 16.0;
+constexpr double kRmsNormForwardFlops = 5.0;  // sum of squares, rsqrt scale, weight
+constexpr double kRmsNormBackwardFlops = 10.0;
 constexpr double kGeluForwardFlops = 8.0;  // tanh approximation
 constexpr double kGeluBackwardFlops = 16.0;
+constexpr double kSwigluForwardFlops = 6.0;  // SiLU (exp, add, divide, multiply) times up
+constexpr double kSwigluBackwardFlops = 12.0;
+constexpr double kRopeFlops = 3.0;          // a 2x2 rotation per pair: 4 multiplies, 2 adds
 constexpr double kLossForwardFlops = 5.0;   // max, subtract, exp, sum, log-normalise
 constexpr double kLossBackwardFlops = 2.0;  // softmax - one_hot, scaled
 // Megatron's vocab-parallel cross-entropy all-reduces three fp32 values per
@@ -38,8 +43,14 @@ ComputeWork wgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
   return gemm_work(k, n, g.token_rows(), g.p.dtype, bytes_per_element(g.p.grad_dtype));
 }
 
-ComputeWork norm(const PassGeometry& g, double flops, double tensors) {
-  return streaming_work(ComputeKind::norm, g.p.dtype, g.sequence_hidden_elements(), flops, tensors);
+ComputeWork norm_forward(const PassGeometry& g) {
+  const double flops = g.p.model.norm == NormKind::layer_norm ? kLayerNormForwardFlops : kRmsNormForwardFlops;
+  return streaming_work(ComputeKind::norm, g.p.dtype, g.sequence_hidden_elements(), flops, 2.0);
+}
+
+ComputeWork norm_backward(const PassGeometry& g) {
+  const double flops = g.p.model.norm == NormKind::layer_norm ? kLayerNormBackwardFlops : kRmsNormBackwardFlops;
+  return streaming_work(ComputeKind::norm, g.p.dtype, g.sequence_hidden_elements(), flops, 3.0);
 }
 
 // The residual add after a branch; with dropout it is Megatron's fused
@@ -52,6 +63,26 @@ ComputeWork residual_add(const PassGeometry& g) {
 ComputeWork ffn_stream(const PassGeometry& g, double flops, double tensors) {
   return streaming_work(ComputeKind::elementwise, g.p.dtype, g.tokens() * static_cast<double>(g.local_ffn()), flops,
                         tensors);
+}
+
+// GeLU reads x and writes y (backward: x, dy -> dx). SwiGLU reads gate and
+// up and writes their product (backward: gate, up, dy -> dgate, dup).
+ComputeWork activation_forward(const PassGeometry& g) {
+  return g.p.model.gated_mlp ? ffn_stream(g, kSwigluForwardFlops, 3.0) : ffn_stream(g, kGeluForwardFlops, 2.0);
+}
+
+ComputeWork activation_backward(const PassGeometry& g) {
+  return g.p.model.gated_mlp ? ffn_stream(g, kSwigluBackwardFlops, 5.0) : ffn_stream(g, kGeluBackwardFlops, 3.0);
+}
+
+std::string activation_name(const TransformerSpec& m) { return m.gated_mlp ? "swiglu" : "gelu"; }
+
+// RoPE rotates this rank's Q and K heads in place (read + write); its
+// backward is the inverse rotation of dQ and dK.
+void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
+  if (g.p.model.position != PositionKind::rope) return;
+  const double elements = g.tokens() * static_cast<double>(g.local_hidden() + g.local_kv_width());
+  out.compute(name, phase, streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kRopeFlops, 2.0));
 }
 
 // Entering a tensor-parallel region: with SP, gather the s/t row shards.
@@ -74,17 +105,18 @@ void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPha
 void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, const std::string& tag, OpList& out) {
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
-  out.compute(at + "ln1", phase, norm(g, kNormForwardFlops, 2.0));
+  out.compute(at + "ln1", phase, norm_forward(g));
   enter_parallel_region(g, at + "attn.all_gather", phase, out);
   out.compute(at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden));
+  append_rope(g, at + "rope", phase, out);
   append_attention_forward(g, at, phase, out);
   out.compute(at + "attn_out", phase, forward_gemm(g, m.hidden, g.local_hidden()));
   leave_parallel_region(g, at + "attn.reduce", phase, out);
   out.compute(at + "residual1", phase, residual_add(g));
-  out.compute(at + "ln2", phase, norm(g, kNormForwardFlops, 2.0));
+  out.compute(at + "ln2", phase, norm_forward(g));
   enter_parallel_region(g, at + "mlp.all_gather", phase, out);
-  out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_ffn(), m.hidden));
-  out.compute(at + "gelu", phase, ffn_stream(g, kGeluForwardFlops, 2.0));
+  out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden));
+  out.compute(at + activation_name(m), phase, activation_forward(g));
   out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
   leave_parallel_region(g, at + "mlp.reduce", phase, out);
   out.compute(at + "residual2", phase, residual_add(g));
@@ -110,38 +142,41 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
   const auto& m = g.p.model;
   const OpPhase bw = OpPhase::backward;
   const std::string at = layer_prefix(l, "");
-  auto grads = [&](BlockTensor w, BlockTensor b) {
-    return std::vector<std::size_t>{block_tensor_index(l, w), block_tensor_index(l, b)};
-  };
+  auto grads = [&](std::initializer_list<BlockTensor> tensors) { return block_tensor_indices(m, l, tensors); };
   enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
   out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
   out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()),
-              grads(BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias));
-  out.compute(at + "gelu.bwd", bw, ffn_stream(g, kGeluBackwardFlops, 3.0));
-  column_parallel_backward(g, at, "mlp_up", g.local_ffn(), m.hidden,
-                           grads(BlockTensor::mlp_up_weight, BlockTensor::mlp_up_bias), out);
-  out.compute(at + "ln2.bwd", bw, norm(g, kNormBackwardFlops, 3.0),
-              grads(BlockTensor::ln2_weight, BlockTensor::ln2_bias));
+              grads({BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias}));
+  out.compute(at + activation_name(m) + ".bwd", bw, activation_backward(g));
+  column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden,
+                           grads({BlockTensor::mlp_gate_weight, BlockTensor::mlp_gate_bias, BlockTensor::mlp_up_weight,
+                                  BlockTensor::mlp_up_bias}),
+                           out);
+  out.compute(at + "ln2.bwd", bw, norm_backward(g), grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}));
   out.compute(at + "residual2.bwd", bw, residual_add(g));
   enter_parallel_region(g, at + "attn_out.grad.all_gather", bw, out);
   out.compute(at + "attn_out.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_hidden()));
   out.compute(at + "attn_out.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_hidden()),
-              grads(BlockTensor::attn_out_weight, BlockTensor::attn_out_bias));
+              grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}));
   append_attention_backward(g, at, out);
+  append_rope(g, at + "rope.bwd", bw, out);
   column_parallel_backward(g, at, "qkv", g.local_qkv_columns(), m.hidden,
-                           grads(BlockTensor::qkv_weight, BlockTensor::qkv_bias), out);
-  out.compute(at + "ln1.bwd", bw, norm(g, kNormBackwardFlops, 3.0),
-              grads(BlockTensor::ln1_weight, BlockTensor::ln1_bias));
+                           grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), out);
+  out.compute(at + "ln1.bwd", bw, norm_backward(g), grads({BlockTensor::ln1_weight, BlockTensor::ln1_bias}));
   out.compute(at + "residual1.bwd", bw, residual_add(g));
 }
 
 double logit_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_vocab()); }
 
+// Tensors an embedding pass streams: token rows and the output, plus the
+// position rows when positions are learned.
+double embedding_tensors(const PassGeometry& g) { return g.p.model.position == PositionKind::learned ? 3.0 : 2.0; }
+
 void append_embedding_forward(const PassGeometry& g, OpList& out) {
   // Gathers token rows (of this rank's vocabulary shard), adds position rows,
   // writes the block input; TP ranks then sum their partial lookups.
   out.compute("embedding", OpPhase::forward,
-              streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 1.0, 3.0));
+              streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 1.0, embedding_tensors(g)));
   leave_parallel_region(g, "embedding.reduce", OpPhase::forward, out);
   if (g.p.dropout > 0.0) {
     out.compute("embedding.dropout", OpPhase::forward,
@@ -152,7 +187,7 @@ void append_embedding_forward(const PassGeometry& g, OpList& out) {
 
 void append_head_forward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
-  out.compute("final_ln", OpPhase::forward, norm(g, kNormForwardFlops, 2.0));
+  out.compute("final_ln", OpPhase::forward, norm_forward(g));
   enter_parallel_region(g, "lm_head.all_gather", OpPhase::forward, out);
   out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden));
   // Fused softmax cross-entropy: reads the logits, keeps the softmax in place.
@@ -164,24 +199,25 @@ void append_head_forward(const PassGeometry& g, OpList& out) {
   }
 }
 
-// The LM head's weight is the token embedding, whose gradient is complete
+// A tied LM head's weight is the token embedding, whose gradient is complete
 // only after the embedding backward, so the head's wgrad completes nothing.
 void append_head_backward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
   const OpPhase bw = OpPhase::backward;
   out.compute("cross_entropy.bwd", bw,
               streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossBackwardFlops, 2.0));
-  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, {}, out);
-  out.compute("final_ln.bwd", bw, norm(g, kNormBackwardFlops, 3.0),
-              {final_norm_weight_index(m), final_norm_bias_index(m)});
+  std::vector<std::size_t> head_grads;
+  if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
+  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, std::move(head_grads), out);
+  out.compute("final_ln.bwd", bw, norm_backward(g), final_norm_indices(m));
 }
 
 void append_embedding_backward(const PassGeometry& g, OpList& out) {
   enter_parallel_region(g, "embedding.grad.all_gather", OpPhase::backward, out);
   // Scatter-adds dX rows into the token table and sums the position rows.
   out.compute("embedding.bwd", OpPhase::backward,
-              streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 2.0, 3.0),
-              {kTokenEmbeddingTensor, kPositionEmbeddingTensor});
+              streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 2.0, embedding_tensors(g)),
+              embedding_tensor_indices(g.p.model));
 }
 
 void apply_time_factor(std::vector<ModelOp>& ops, double factor) {

@@ -1,5 +1,6 @@
 #pragma once
-// The ops of one forward and one backward pass of a GPT (or of a pipeline
+// The ops of one forward and one backward pass of a decoder-only transformer,
+// GPT or Llama layout (or of a pipeline
 // chunk of it: a range of layers, with or without the embedding and the head)
 // over one micro-batch, in execution order, as one tensor-parallel rank runs
 // them. Each op is either compute (FLOPs and bytes for the roofline) or a

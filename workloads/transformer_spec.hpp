@@ -1,36 +1,52 @@
 #pragma once
-// A GPT-style decoder-only transformer described by its dimensions. Only the
-// GPT-2/GPT-3 layout is modelled now: learned position embeddings, pre-LN
-// blocks with LayerNorm (weight + bias), biased QKV/output/MLP projections, a
-// GeLU MLP and an LM head tied to the token embedding. The GQA and gated-MLP
-// fields exist so that configs can name them; the config reader refuses
-// non-default values until the op builder supports them.
+// A decoder-only transformer described by its dimensions and its layout
+// choices. Two families are covered by the same fields:
+//  - GPT-2/GPT-3: learned position embeddings, pre-LN blocks with LayerNorm
+//    (weight + bias), biased projections, a GeLU MLP, an LM head tied to the
+//    token embedding (all the defaults);
+//  - Llama 2/3: RoPE (no position table), RMSNorm (weight only), no biases,
+//    grouped-query attention (kv_heads < heads), a SwiGLU MLP (gate, up and
+//    down matrices) and an untied LM head.
 #include <cstdint>
 #include <string>
 
 namespace simctl {
+
+enum class NormKind : std::uint8_t { layer_norm, rms_norm };
+enum class PositionKind : std::uint8_t { learned, rope };
 
 struct TransformerSpec {
   std::string name;    // catalogue id or "inline"
   std::string source;  // where the dimensions come from (paper, model card)
   std::int64_t layers = 0;
   std::int64_t hidden = 0;    // d_model
-  std::int64_t heads = 0;     // attention heads
-  std::int64_t kv_heads = 0;  // == heads for multi-head attention (GPT)
-  std::int64_t ffn = 0;       // MLP inner width; 4 * hidden for GPT
+  std::int64_t heads = 0;     // attention (query) heads
+  std::int64_t kv_heads = 0;  // key/value heads: == heads for MHA (GPT), fewer for GQA
+  std::int64_t ffn = 0;       // MLP inner width; 4 * hidden for GPT, intermediate_size for Llama
   std::int64_t vocab = 0;
-  std::int64_t seq_len = 0;  // context length = learned position embeddings
-  bool gated_mlp = false;    // SwiGLU (not supported yet)
+  std::int64_t seq_len = 0;  // context length (and training sequence length)
+  bool gated_mlp = false;    // SwiGLU: down(SiLU(gate(x)) * up(x))
+  NormKind norm = NormKind::layer_norm;
+  PositionKind position = PositionKind::learned;
+  bool linear_bias = true;      // biases on the QKV, output and MLP projections
+  bool tied_embeddings = true;  // the LM head reuses the token embedding
 
   std::int64_t head_dim() const { return hidden / heads; }
+  std::int64_t kv_width() const { return kv_heads * head_dim(); }  // columns of K (and of V)
   // Output width of the fused QKV projection: Q has `hidden` columns, K and V
   // one head_dim per KV head each.
-  std::int64_t qkv_width() const { return hidden + 2 * kv_heads * head_dim(); }
+  std::int64_t qkv_width() const { return hidden + 2 * kv_width(); }
+  std::int64_t mlp_matrices() const { return gated_mlp ? 3 : 2; }
+  // Output width of the (fused) first MLP projection: gate and up side by side.
+  std::int64_t mlp_up_width() const { return gated_mlp ? 2 * ffn : ffn; }
 
+  std::int64_t norm_parameters() const;       // one LayerNorm / RMSNorm
+  std::int64_t position_parameters() const;   // learned table, or 0 with RoPE
   std::int64_t embedding_parameters() const;  // token + position tables
   std::int64_t layer_parameters() const;      // one transformer block
   std::int64_t final_norm_parameters() const;
-  // Exact count; the LM head shares the token embedding so adds nothing.
+  std::int64_t lm_head_parameters() const;  // 0 when tied to the token embedding
+  // Exact count, as sum(p.numel() for p in model.parameters()).
   std::int64_t parameter_count() const;
 };
 

@@ -187,6 +187,12 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
         .fail("tensor = " + std::to_string(p.tensor) + " must divide the model's " + std::to_string(m.heads) +
               " attention heads (and its MLP width " + std::to_string(m.ffn) + ")" + valid_divisors({m.heads, m.ffn}));
   }
+  // Megatron splits whole KV heads over TP ranks (no replication).
+  if (m.kv_heads % p.tensor != 0) {
+    parallel_field(node, "tensor")
+        .fail("tensor = " + std::to_string(p.tensor) + " must divide the model's " + std::to_string(m.kv_heads) +
+              " key/value heads (grouped-query attention)" + valid_divisors({m.heads, m.ffn, m.kv_heads}));
+  }
   const std::int64_t chunks = p.pipeline * p.virtual_stages;
   if (m.layers % chunks != 0) {
     parallel_field(node, p.virtual_stages > 1 ? "virtual_stages" : "pipeline")

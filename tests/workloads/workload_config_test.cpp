@@ -121,8 +121,12 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
       {with_line("optimizer", "  optimiser: adam"), "workload.optimiser", "unknown field"},
       {with_line("model", "  model: {layers: 2, hidden: 66, heads: 4, vocab: 100, seq_len: 32}"),
        "workload.model.heads", "divisible"},
-      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, kv_heads: 1, vocab: 100, seq_len: 32}"),
-       "workload.model.kv_heads", "not supported yet"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, kv_heads: 3, vocab: 100, seq_len: 32}"),
+       "workload.model.kv_heads", "must divide heads"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100, seq_len: 32, norm: batchnorm}"),
+       "workload.model.norm", "rmsnorm"},
+      {"workload: {model: llama3-8b, parallel: {data: 1, tensor: 16}, micro_batch: 1}\n", "workload.parallel.tensor",
+       "must divide the model's 8 key/value heads"},
       {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100}"), "workload.model", "seq_len"},
       {with_line("model", "  model: {layers: 2, hidden: 4000000000000, heads: 4, vocab: 100, seq_len: 32}"),
        "workload.model.hidden", "at most"},
@@ -136,4 +140,13 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
     CHECK_THAT(std::string(e.what()), Catch::Contains(c.says));
     CHECK_THAT(std::string(e.what()), Catch::Contains("w.yaml:"));
   }
+}
+
+TEST_CASE("tensor parallelism splits a GQA model's KV heads", "[workloads][config]") {
+  const auto spec = parse_text("workload: {model: llama3-70b, parallel: {data: 1, tensor: 8}, micro_batch: 1}\n");
+  CHECK(spec.model.kv_heads == 8);
+  CHECK(spec.model.gated_mlp);
+  CHECK(spec.model.norm == NormKind::rms_norm);
+  CHECK(spec.model.position == PositionKind::rope);
+  CHECK_FALSE(spec.model.tied_embeddings);
 }
