@@ -43,6 +43,7 @@ void print_header(const Scenario& s, std::ostream& out) {
 int memory_command_main(const std::vector<std::string>& args, std::ostream& out) {
   const ParsedOptions options = parse_command_options("memory CONFIG", args, {}, 1);
   const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true});
+  if (s.replays_trace_file) throw UsageError("the workload is a trace file; memory is estimated from a model and plan");
   print_header(s, out);
   std::vector<std::string> out_of_memory;
   for (std::size_t row = 0; row < s.memory.size(); ++row) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/config/config_node.hpp"
+#include "sim/scenario/trace_workload.hpp"
 #include "sim/topology/system_config.hpp"
 #include "workloads/data_parallel_trace.hpp"
 #include "workloads/ddp_trace.hpp"
@@ -166,9 +167,17 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
              RunLabels{},
              {},
              {},
-             parse_costs(root)};
+             parse_costs(root),
+             false};
   s.system = load_system(section(root, "system"), s.catalogue, s.link_kinds);
   const ConfigNode workload_node = section(root, "workload");
+  if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
+    TraceWorkload replay = load_trace_workload(workload_node, s.system);
+    s.trace = std::move(replay.trace);
+    s.labels = RunLabels{describe_system(s.system), std::move(replay.label)};
+    s.replays_trace_file = true;
+    return s;
+  }
   s.workload = parse_workload(workload_node);
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
   s.trace = build_trace(s.workload, ranks);

@@ -30,6 +30,7 @@ struct Scenario {
   std::vector<StageMemory> memory;                   // per stage (memory_estimate.hpp)
   std::vector<std::vector<MemoryItem>> rank_memory;  // per rank, for ReportInputs::memory
   CostSpec costs;                                    // optional pricing/power sections (sim/report/costs.hpp)
+  bool replays_trace_file = false;                   // `workload: {trace: FILE}`: no plan, no memory estimate
 };
 
 struct ScenarioOptions {

@@ -1,0 +1,62 @@
+// `simctl trace CONFIG OUT.json [--ranks M]`: writes the per-rank trace a
+// config generates in the trace format (docs/trace-format.md), so a user can
+// edit it and replay it with `workload: {trace: OUT.json}`. --ranks rescales
+// the data-parallel dimension (weak scaling) where the plan allows it.
+#include <cstdint>
+#include <stdexcept>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "workloads/trace_json.hpp"
+#include "workloads/trace_rescale.hpp"
+
+namespace po = boost::program_options;
+
+namespace simctl {
+namespace {
+
+constexpr const char* kUsage = "trace CONFIG OUT.json [--ranks M]";
+
+Trace rescaled(const Scenario& s, std::int64_t ranks) {
+  if (s.replays_trace_file)
+    throw UsageError(
+        "--ranks rescales a generated workload, but this config replays a trace file whose plan simctl "
+        "does not know; rescale the config that generated it");
+  try {
+    return rescale_data_parallel(s.trace, s.workload, ranks);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("cannot rescale to " + std::to_string(ranks) + " ranks: " + e.what());
+  }
+}
+
+std::size_t op_count(const Trace& trace) {
+  std::size_t n = 0;
+  for (const auto& rank : trace.ranks) n += rank.ops.size();
+  return n;
+}
+
+}  // namespace
+
+int trace_command_main(const std::vector<std::string>& args, std::ostream& out) {
+  po::options_description named;
+  named.add_options()("ranks", po::value<std::int64_t>(),
+                      "rescale to M ranks: whole data-parallel replicas, same work per rank");
+  const ParsedOptions options = parse_command_options(kUsage, args, named, 2);
+  // An estimate over a GPU's memory does not stop an export: the user may be
+  // about to edit the trace.
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true});
+  std::string description = s.labels.workload;
+  Trace trace = s.trace;
+  if (options.values.count("ranks")) {
+    const std::int64_t ranks = options.values["ranks"].as<std::int64_t>();
+    trace = rescaled(s, ranks);
+    description += "; rescaled to " + std::to_string(ranks) + " ranks (same work per rank)";
+  }
+  write_trace_file(options.positionals[1], trace, description);
+  out << "wrote " << options.positionals[1] << ": " << trace.ranks.size() << " ranks, " << op_count(trace) << " ops, "
+      << trace.groups.size() << " groups\n";
+  return 0;
+}
+
+}  // namespace simctl

@@ -1,0 +1,104 @@
+// Writes a Trace as a trace-format document. nlohmann-json prints doubles
+// with the shortest digits that round-trip (Grisu2), so reading the document
+// back gives the same bits.
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "workloads/trace_json.hpp"
+#include "workloads/trace_json_names.hpp"
+
+namespace simctl {
+namespace {
+
+using nlohmann::ordered_json;
+namespace names = trace_names;
+
+void add_work(ordered_json& j, const ComputeWork& w) {
+  j["kind"] = "compute";
+  j["kernel"] = names::name_of(names::kKernels, w.kind);
+  j["dtype"] = names::name_of(names::kDTypes, w.dtype);
+  j["flops"] = w.flops;
+  j["bytes"] = w.memory_bytes;
+  // The GEMM shape only where it is set: the compute model reads it for GEMMs.
+  if (w.m != 0 || w.n != 0 || w.k != 0 || w.batch != 1) j["gemm"] = {w.m, w.n, w.k, w.batch};
+}
+
+void add_work(ordered_json& j, const CollectiveCall& c) {
+  j["kind"] = "collective";
+  j["collective"] = names::name_of(names::kCollectives, c.op);
+  j["group"] = c.group;
+  j["bytes"] = c.bytes;
+  j["dimension"] = names::name_of(names::kDimensions, c.dimension);
+}
+
+void add_work(ordered_json& j, const CopyCall& c) {
+  j["kind"] = "copy";
+  j["direction"] = names::name_of(names::kDirections, c.direction);
+  j["bytes"] = c.bytes;
+}
+
+void add_work(ordered_json& j, const PeerTransfer& t) {
+  j["kind"] = t.side == PeerTransfer::Side::send ? "send" : "recv";
+  j["peer"] = t.peer;
+  j["bytes"] = t.bytes;
+  j["dimension"] = names::name_of(names::kDimensions, t.dimension);
+}
+
+ordered_json op_json(const Op& op) {
+  ordered_json j = ordered_json::object();
+  j["name"] = op.name;
+  std::visit([&j](const auto& work) { add_work(j, work); }, op.work);
+  j["stream"] = names::name_of(names::kStreams, op.stream);
+  j["phase"] = names::name_of(names::kPhases, op.phase);
+  j["deps"] = op.deps;
+  return j;
+}
+
+ordered_json totals_json(const StepTotals& t) {
+  return {{"model_flops", t.model_flops}, {"tokens", t.tokens}, {"samples", t.samples}, {"parameters", t.parameters}};
+}
+
+// One line per group and per op; the rest as nlohmann prints it.
+void write_list(std::string& out, const std::vector<std::string>& lines, const char* indent) {
+  for (std::size_t i = 0; i < lines.size(); ++i) out += indent + lines[i] + (i + 1 < lines.size() ? ",\n" : "\n");
+}
+
+void write_ranks(std::string& out, const Trace& trace) {
+  out += "  \"ranks\": [\n";
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+    out += "    {\"ops\": [\n";
+    std::vector<std::string> ops;
+    for (const Op& op : trace.ranks[r].ops) ops.push_back(op_json(op).dump());
+    write_list(out, ops, "      ");
+    out += r + 1 < trace.ranks.size() ? "    ]},\n" : "    ]}\n";
+  }
+  out += "  ]\n";
+}
+
+}  // namespace
+
+std::string trace_to_json(const Trace& trace, const std::string& description) {
+  std::string out = "{\n";
+  out += "  \"format\": " + ordered_json(kTraceFormatName).dump() + ",\n";
+  out += "  \"version\": " + std::to_string(kTraceFormatVersion) + ",\n";
+  out += "  \"description\": " + ordered_json(description).dump() + ",\n";
+  out += "  \"compute_dtype\": " + ordered_json(names::name_of(names::kDTypes, trace.compute_dtype)).dump() + ",\n";
+  out += "  \"totals\": " + totals_json(trace.totals).dump() + ",\n";
+  out += "  \"gpu_of_rank\": " + ordered_json(trace.gpu_of_rank).dump() + ",\n";
+  out += "  \"groups\": [\n";
+  std::vector<std::string> groups;
+  for (const auto& g : trace.groups) groups.push_back(ordered_json(g).dump());
+  write_list(out, groups, "    ");
+  out += "  ],\n";
+  write_ranks(out, trace);
+  return out + "}\n";
+}
+
+void write_trace_file(const std::string& path, const Trace& trace, const std::string& description) {
+  std::ofstream file(path);
+  file << trace_to_json(trace, description);
+  if (!file) throw std::runtime_error("cannot write the trace to '" + path + "'");
+}
+
+}  // namespace simctl
