@@ -106,7 +106,9 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
 void Executor::start_compute(std::uint32_t rank, OpIndex op, const ComputeWork& work) {
   const ComputeEstimate estimate = estimate_compute(*ranks_[rank].gpu, work);
   result_.ranks[rank].ops[op].memory_bound = estimate.memory_bound;
-  engine_.schedule_after(estimate.time, [this, rank, op] { finish_op(rank, op); });
+  const double speed = system_.part(ranks_[rank].endpoint).compute_speed;
+  const TimePs time = speed == 1.0 ? estimate.time : seconds_to_ps(ps_to_seconds(estimate.time) / speed);
+  engine_.schedule_after(time, [this, rank, op] { finish_op(rank, op); });
 }
 
 // A collective starts only when every member has reached its k-th call in

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/config/config_node.hpp"
+#include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
 #include "sim/topology/system_config.hpp"
 #include "workloads/data_parallel_trace.hpp"
@@ -157,7 +158,7 @@ std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank) {
 
 Scenario load_scenario(const std::string& config_path, ScenarioOptions options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
-  root.expect_keys({"name", "description", "system", "workload", "pricing", "power"});
+  root.expect_keys({"name", "description", "system", "workload", "pricing", "power", "stragglers"});
   Scenario s{DeviceCatalogue::load(),
              LinkKindTable::load(),
              CollectiveTuning::load(),
@@ -170,6 +171,7 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
              parse_costs(root),
              false};
   s.system = load_system(section(root, "system"), s.catalogue, s.link_kinds);
+  if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
   const ConfigNode workload_node = section(root, "workload");
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
     TraceWorkload replay = load_trace_workload(workload_node, s.system);

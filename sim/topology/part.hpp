@@ -47,6 +47,9 @@ struct Part {
   std::string group;         // the part group it was declared in, e.g. "gpu"
   int index = 0;             // its index within that group (local rank for a GPU)
   Bytes capacity_bytes = 0;  // DRAM/storage capacity as configured; 0 when not given
+  // GPUs: the fraction of its catalogue speed this unit computes at (a
+  // straggler: thermal throttling, a weak part); 1 unless a run says otherwise.
+  double compute_speed = 1.0;
 };
 
 }  // namespace simctl

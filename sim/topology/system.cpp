@@ -39,9 +39,24 @@ std::uint32_t System::add_cable(EndpointId a, EndpointId b, const LinkSpec& spec
   return cable.index;
 }
 
+void System::cap_cable(std::uint32_t index, Bandwidth max_bandwidth, TimePs extra_latency) {
+  Cable& cable = cables_.at(index);
+  if (max_bandwidth.bytes_per_s < cable.spec.bandwidth.bytes_per_s) cable.spec.bandwidth = max_bandwidth;
+  cable.spec.latency += extra_latency;
+  graph_[boost::edge(cable.a, cable.b, graph_).first].spec = cable.spec;
+  routes_ = RouteCache{};  // cached paths carry latencies
+}
+
 const Part& System::part(EndpointId id) const {
   check_endpoint(id);
   return graph_[id];
+}
+
+void System::set_compute_speed(EndpointId gpu, double fraction) {
+  check_endpoint(gpu);
+  if (graph_[gpu].kind != PartKind::gpu) throw std::invalid_argument(graph_[gpu].name + " is not a GPU");
+  if (!(fraction > 0.0 && fraction <= 1.0)) throw std::invalid_argument("compute speed must be in (0, 1]");
+  graph_[gpu].compute_speed = fraction;
 }
 
 std::optional<EndpointId> System::find(std::string_view name) const {

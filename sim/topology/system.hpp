@@ -29,12 +29,18 @@ class System final : public Router {
   // between the same two parts (give the one cable the combined bandwidth).
   EndpointId add_part(Part part);
   std::uint32_t add_cable(EndpointId a, EndpointId b, const LinkSpec& spec);
+  // Caps a cable at `max_bandwidth` per direction (raw, before efficiency)
+  // and adds `extra_latency`: a device behind it that is slower than the
+  // cable, such as a disk behind its PCIe or SATA port.
+  void cap_cable(std::uint32_t index, Bandwidth max_bandwidth, TimePs extra_latency);
 
   const std::string& name() const { return name_; }
   const SystemGraph& graph() const { return graph_; }
 
   std::size_t num_parts() const { return boost::num_vertices(graph_); }
   const Part& part(EndpointId id) const;
+  // A GPU computing at `fraction` of its catalogue speed (0 < fraction <= 1).
+  void set_compute_speed(EndpointId gpu, double fraction);
   std::optional<EndpointId> find(std::string_view name) const;
   // GPUs in global rank order.
   const std::vector<EndpointId>& gpus() const { return gpus_; }

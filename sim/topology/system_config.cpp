@@ -192,6 +192,21 @@ void add_fabric(Build& b, const ConfigNode& node, const DeviceCatalogue& catalog
   }
 }
 
+// A disk is slower than the port it sits on: its cables carry at most its
+// catalogue read rate (the cable's protocol efficiency is divided out, so the
+// effective rate is the disk's), and each read pays its access latency.
+// Readers of one disk then share its rate, as they do in practice.
+void cap_storage_cables(System& system, const DeviceCatalogue& catalogue) {
+  for (std::uint32_t c = 0; c < system.num_cables(); ++c) {
+    for (EndpointId end : {system.cable(c).a, system.cable(c).b}) {
+      const StorageSpec* disk = catalogue.find_storage(system.part(end).model);
+      if (system.part(end).kind != PartKind::storage || disk == nullptr) continue;
+      const double efficiency = system.cable(c).spec.efficiency;
+      system.cap_cable(c, Bandwidth{disk->read_bandwidth.bytes_per_s / efficiency}, disk->read_latency);
+    }
+  }
+}
+
 }  // namespace
 
 System load_system(const ConfigNode& system_node, const DeviceCatalogue& catalogue, const LinkKindTable& link_kinds) {
@@ -205,6 +220,7 @@ System load_system(const ConfigNode& system_node, const DeviceCatalogue& catalog
   if (auto node = system_node.optional_child("parts")) add_system_parts(b, *node, catalogue);
   if (auto node = system_node.optional_child("links")) add_system_links(b, *node, link_kinds);
   check_gpus_connected(b.system, b.gpu_decls, system_node);
+  cap_storage_cables(b.system, catalogue);
   return std::move(b.system);
 }
 

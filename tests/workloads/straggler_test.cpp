@@ -1,0 +1,63 @@
+// One GPU at 80% speed: under DDP every bucket all-reduce waits for it, so
+// the step runs at its pace, the others idle, and the report says who.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "plan_run.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/report/step_report.hpp"
+
+using namespace simctl;
+
+namespace {
+
+StepReport report_of(const testing::PlanRun& run) {
+  return build_step_report(run.scenario.trace, run.result, run.scenario.system, run.scenario.catalogue,
+                           run.scenario.labels);
+}
+
+std::string rejection(const std::string& stragglers_yaml) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_straggler_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "run.yaml";
+  std::ofstream(file) << "system: " << SIMCTL_SOURCE_DIR
+                      << "/configs/systems/dgx_h100.yaml\nworkload: " << SIMCTL_SOURCE_DIR
+                      << "/configs/workloads/gpt_1p3b_ddp.yaml\nstragglers:\n"
+                      << stragglers_yaml;
+  try {
+    load_scenario(file.string());
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  FAIL("accepted " << stragglers_yaml);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a GPU at 80% speed sets the pace of a DDP step and is named", "[plans][straggler]") {
+  const auto healthy = testing::run_config("configs/dgx_h100_x8.yaml");
+  const auto slowed = testing::run_config("configs/dgx_h100_x8_straggler.yaml");
+  const StepReport before = report_of(healthy), after = report_of(slowed);
+  // Its compute takes 1/0.8 as long; the others' is unchanged.
+  CHECK(ps_to_seconds(after.per_rank[3].compute()) == Approx(ps_to_seconds(before.per_rank[3].compute()) / 0.8));
+  CHECK(after.per_rank[0].compute() == before.per_rank[0].compute());
+  // A compute-bound step stretches by nearly the same factor.
+  CHECK(after.step_time > 1.2 * before.step_time);
+  CHECK(after.step_time < 1.26 * before.step_time);
+  // The healthy ranks wait for it; it waits for nobody.
+  CHECK(after.per_rank[0][Category::waiting] > 0.15 * after.step_time);
+  CHECK(after.per_rank[3][Category::waiting] < after.per_rank[0][Category::waiting] / 10);
+  CHECK_THAT(after.bottleneck, Catch::Contains("mostly for rank 3 on node0.gpu3"));
+}
+
+TEST_CASE("bad stragglers name the entry and what is valid", "[plans][straggler][bad-input]") {
+  CHECK_THAT(rejection("  - {gpu: node0.gpu9, compute_speed: 0.8}\n"), Catch::Contains("stragglers[0].gpu"));
+  CHECK_THAT(rejection("  - {gpu: node0.gpu9, compute_speed: 0.8}\n"), Catch::Contains("node0.gpu"));
+  CHECK_THAT(rejection("  - {gpu: node0.nvswitch, compute_speed: 0.8}\n"), Catch::Contains("is not a GPU"));
+  CHECK_THAT(rejection("  - {gpu: gpu:2, compute_speed: 1.5}\n"), Catch::Contains("(0, 1]"));
+  CHECK_THAT(rejection("  - {gpu: gpu:2, speed: 0.5}\n"), Catch::Contains("unknown field"));
+}
