@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "workloads/gradient_buckets.hpp"
+#include "workloads/mlp_ops.hpp"
 #include "workloads/model_flops.hpp"
 #include "workloads/parameter_layout.hpp"
 #include "workloads/transformer_ops.hpp"
@@ -13,6 +14,7 @@ namespace simctl {
 namespace {
 
 constexpr std::uint32_t kAllRanksGroup = 0;
+constexpr double kMlpInputBytesPerFeature = 4.0;  // fp32 features from the data loader
 
 PassShape pass_shape(const WorkloadSpec& spec) {
   PassShape shape = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
@@ -21,6 +23,26 @@ PassShape pass_shape(const WorkloadSpec& spec) {
   shape.dropout = spec.dropout;
   shape.kernel_time_factor = spec.kernel_time_factor;
   return shape;
+}
+
+// One micro-batch's passes and the parameter list gradients complete.
+struct ModelPasses {
+  std::vector<ModelOp> forward, backward;
+  std::vector<ParameterTensor> tensors;
+};
+
+ModelPasses model_passes(const WorkloadSpec& spec) {
+  if (spec.mlp) {
+    const MlpPass pass{*spec.mlp, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
+    return {mlp_forward_ops(pass), mlp_backward_ops(pass), mlp_parameter_tensors(*spec.mlp)};
+  }
+  const PassShape shape = pass_shape(spec);
+  return {forward_ops(shape), backward_ops(shape), parameter_tensors(spec.model)};
+}
+
+double input_batch_bytes(const WorkloadSpec& spec) {
+  if (spec.mlp) return kMlpInputBytesPerFeature * static_cast<double>(spec.micro_batch * spec.mlp->widths.front());
+  return kInputBytesPerToken * static_cast<double>(spec.micro_batch * spec.model.seq_len);
 }
 
 // For each bucket, the position in `backward` of the op that completes its
@@ -81,7 +103,7 @@ std::string micro_prefix(const WorkloadSpec& spec, std::int64_t micro) {
 }
 
 void add_forward(RankOpsBuilder& b, const WorkloadSpec& spec, std::int64_t micro, const std::vector<ModelOp>& fwd) {
-  const double input_bytes = kInputBytesPerToken * static_cast<double>(spec.micro_batch * spec.model.seq_len);
+  const double input_bytes = input_batch_bytes(spec);
   const std::string prefix = micro_prefix(spec, micro);
   OpIndex copy = b.add(Op{prefix + "input_batch",
                           OpPhase::data_loading,
@@ -125,10 +147,10 @@ void add_unsynced_backward(RankOpsBuilder& b, const WorkloadSpec& spec, std::int
 }
 
 std::vector<Op> rank_ops(const WorkloadSpec& spec) {
-  const PassShape shape = pass_shape(spec);
-  const auto fwd = forward_ops(shape);
-  const auto bwd = backward_ops(shape);
-  const auto tensors = parameter_tensors(spec.model);
+  const ModelPasses passes = model_passes(spec);
+  const auto& fwd = passes.forward;
+  const auto& bwd = passes.backward;
+  const auto& tensors = passes.tensors;
   BucketPlan plan;
   plan.buckets = assign_ddp_buckets(tensors, bytes_per_element(spec.ddp.grad_dtype), spec.ddp.first_bucket_size_bytes,
                                     spec.ddp.bucket_size_bytes);
@@ -150,10 +172,11 @@ std::vector<Op> rank_ops(const WorkloadSpec& spec) {
 StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
-  t.model_flops = training_model_flops(spec.model, sequences);
-  t.tokens = sequences * static_cast<double>(spec.model.seq_len);
+  // An MLP sample counts as one token.
+  t.model_flops = spec.mlp ? mlp_training_flops(*spec.mlp, sequences) : training_model_flops(spec.model, sequences);
+  t.tokens = spec.mlp ? sequences : sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
-  t.parameters = static_cast<double>(spec.model.parameter_count());
+  t.parameters = static_cast<double>(parameter_count(spec));
   return t;
 }
 
@@ -172,7 +195,7 @@ void check_fits(const WorkloadSpec& spec, int num_gpus) {
 }  // namespace
 
 ComputeWork adam_step_work(const WorkloadSpec& spec) {
-  const double params = static_cast<double>(spec.model.parameter_count());
+  const double params = static_cast<double>(parameter_count(spec));
   // fp32 master weights and both moments are read and written (24 bytes);
   // the gradient is read; under mixed precision the model copy is rewritten.
   double bytes_per_param = 24.0 + bytes_per_element(spec.ddp.grad_dtype);

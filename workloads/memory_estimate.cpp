@@ -103,6 +103,19 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   return row;
 }
 
+// An MLP keeps each layer's input and its pre-activation output for backward
+// (2 tensors per width after the input), and the fp32 softmax of the loss.
+StageMemory mlp_row(const WorkloadSpec& spec) {
+  const MlpSpec& m = *spec.mlp;
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), true), 1};
+  double saved_elements = static_cast<double>(m.widths.front());
+  for (std::size_t i = 1; i < m.widths.size(); ++i) saved_elements += 2.0 * static_cast<double>(m.widths[i]);
+  const double samples = static_cast<double>(spec.micro_batch);
+  row.items.push_back({"activations", samples * saved_elements * bytes_per_element(spec.precision)});
+  row.items.push_back({"temporary", samples * static_cast<double>(m.widths.back()) * kFp32Bytes});
+  return row;
+}
+
 std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
@@ -130,6 +143,7 @@ double layer_activation_bytes(const WorkloadSpec& spec) {
 }
 
 std::vector<StageMemory> estimate_memory(const WorkloadSpec& spec) {
+  if (spec.mlp) return {mlp_row(spec)};
   if (spec.strategy == Strategy::data_parallel) return data_parallel_rows(spec);
   std::vector<StageMemory> rows;
   for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) rows.push_back(pipeline_stage(spec, s));

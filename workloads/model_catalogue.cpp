@@ -69,7 +69,11 @@ ModelCatalogue ModelCatalogue::load(const ConfigNode& root) {
   root.expect_keys({"models"});
   ModelCatalogue catalogue;
   for (const auto& [id, entry] : root.child("models").entries()) {
-    catalogue.models_.push_back(parse_transformer_spec(entry, id));
+    if (is_mlp_node(entry)) {
+      catalogue.mlps_.push_back(parse_mlp_spec(entry, id));
+    } else {
+      catalogue.models_.push_back(parse_transformer_spec(entry, id));
+    }
   }
   return catalogue;
 }
@@ -85,9 +89,17 @@ const TransformerSpec* ModelCatalogue::find(const std::string& id) const {
   return nullptr;
 }
 
+const MlpSpec* ModelCatalogue::find_mlp(const std::string& id) const {
+  for (const auto& m : mlps_) {
+    if (m.name == id) return &m;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> ModelCatalogue::ids() const {
   std::vector<std::string> out;
   for (const auto& m : models_) out.push_back(m.name);
+  for (const auto& m : mlps_) out.push_back(m.name);
   return out;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// The catalogue of named transformer models (workloads/models.yaml) and the
+// The catalogue of named models (transformers by their dimensions, MLPs by
+// their layer widths) (workloads/models.yaml) and the
 // reader for a model's dimensions, shared by catalogue entries and inline
 // `model:` mappings in a workload config.
 #include <string>
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "workloads/mlp_spec.hpp"
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {
@@ -22,10 +24,12 @@ class ModelCatalogue {
   static std::string default_path();  // <data root>/workloads/models.yaml
 
   const TransformerSpec* find(const std::string& id) const;
+  const MlpSpec* find_mlp(const std::string& id) const;  // entries with `kind: mlp`
   std::vector<std::string> ids() const;
 
  private:
   std::vector<TransformerSpec> models_;
+  std::vector<MlpSpec> mlps_;
 };
 
 }  // namespace simctl

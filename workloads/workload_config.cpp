@@ -21,12 +21,34 @@ DType parse_dtype_choice(const ConfigNode& node) {
   return *dtype_from_string(node.as_choice({"bf16", "fp16", "fp32"}));
 }
 
-TransformerSpec parse_model(const ConfigNode& node, const ModelCatalogue& catalogue) {
-  if (node.is_map()) return parse_transformer_spec(node, "inline");
+void set_mlp(WorkloadSpec& spec, const MlpSpec& mlp) {
+  spec.mlp = mlp;
+  spec.model.name = mlp.name;
+}
+
+void set_model(const ConfigNode& node, const ModelCatalogue& catalogue, WorkloadSpec& spec) {
+  if (is_mlp_node(node)) return set_mlp(spec, parse_mlp_spec(node, "inline"));
+  if (node.is_map()) {
+    spec.model = parse_transformer_spec(node, "inline");
+    return;
+  }
   const std::string id = node.as_string();
-  if (const TransformerSpec* found = catalogue.find(id)) return *found;
+  if (const MlpSpec* mlp = catalogue.find_mlp(id)) return set_mlp(spec, *mlp);
+  if (const TransformerSpec* found = catalogue.find(id)) {
+    spec.model = *found;
+    return;
+  }
   node.fail("unknown model '" + id + "'; valid ids are " + join_choices(catalogue.ids()) +
-            ", or give an inline mapping of layers, hidden, heads, vocab, seq_len");
+            ", or give an inline mapping of layers, hidden, heads, vocab, seq_len (or kind: mlp and layers)");
+}
+
+// The MLP generator builds pure data-parallel DDP traces only.
+void check_mlp_plan(const ConfigNode& node, const WorkloadSpec& spec) {
+  const ParallelPlan& p = spec.parallel;
+  if (p.tensor > 1 || p.pipeline > 1 || !p.gpus.empty()) {
+    node.child("parallel").fail("an MLP model runs data parallelism only (no tensor, pipeline or gpus)");
+  }
+  if (spec.strategy != Strategy::ddp) node.child("strategy").fail("an MLP model supports strategy ddp only");
 }
 
 PipelineSchedule parse_schedule(const ConfigNode& node) {
@@ -223,7 +245,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   node.expect_keys({"model", "parallel", "strategy", "micro_batch", "global_batch", "precision", "optimizer", "ddp",
                     "activation_recompute", "attention", "dropout", "framework"});
   WorkloadSpec spec;
-  spec.model = parse_model(node.child("model"), catalogue);
+  set_model(node.child("model"), catalogue, spec);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
   if (auto s = node.optional_child("strategy")) spec.strategy = parse_strategy(*s);
   set_batches(node, spec);
@@ -239,8 +261,16 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
-  check_plan_fits_model(node, spec);
+  if (spec.mlp) {
+    check_mlp_plan(node, spec);
+  } else {
+    check_plan_fits_model(node, spec);
+  }
   return spec;
+}
+
+std::int64_t parameter_count(const WorkloadSpec& spec) {
+  return spec.mlp ? spec.mlp->parameter_count() : spec.model.parameter_count();
 }
 
 WorkloadSpec parse_workload(const ConfigNode& node) {

@@ -4,12 +4,14 @@
 // `workload:` section of a config; every check names the offending field.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/config/config_node.hpp"
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
+#include "workloads/mlp_spec.hpp"
 #include "workloads/model_catalogue.hpp"
 #include "workloads/transformer_spec.hpp"
 
@@ -61,7 +63,8 @@ struct DdpOptions {
 };
 
 struct WorkloadSpec {
-  TransformerSpec model;
+  TransformerSpec model;       // the transformer; for an MLP only its name is set
+  std::optional<MlpSpec> mlp;  // set: the model is this MLP (DDP only)
   ParallelPlan parallel;
   Strategy strategy = Strategy::ddp;
   std::int64_t micro_batch = 1;   // sequences per GPU per forward/backward
@@ -80,6 +83,9 @@ struct WorkloadSpec {
   std::string framework = "ideal";
   double kernel_time_factor = 1.0;
 };
+
+// The model's parameter count, whichever kind it is.
+std::int64_t parameter_count(const WorkloadSpec& spec);
 
 // `node` is the `workload:` mapping. Model ids resolve in `catalogue`.
 WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalogue);

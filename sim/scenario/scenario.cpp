@@ -103,12 +103,20 @@ std::string describe_plan(const WorkloadSpec& w, int ranks) {
   return plan;
 }
 
+// "8.03 B params", or the exact count for a model under a million.
+std::string describe_parameters(std::int64_t count) {
+  char text[32];
+  if (count < 1'000'000) return std::to_string(count) + " params";
+  std::snprintf(text, sizeof text, "%.2f B params", static_cast<double>(count) / 1e9);
+  return text;
+}
+
 std::string describe_workload(const WorkloadSpec& w, int ranks) {
-  char params[32];
-  std::snprintf(params, sizeof params, "%.2f B params", static_cast<double>(w.model.parameter_count()) / 1e9);
-  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + std::string(to_string(w.precision)) +
-         ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +
-         std::to_string(w.model.seq_len) + " tokens";
+  const std::string sample =
+      w.mlp ? std::to_string(w.mlp->widths.front()) + " features" : std::to_string(w.model.seq_len) + " tokens";
+  return w.model.name + " (" + describe_parameters(parameter_count(w)) + "), " + describe_plan(w, ranks) + ", " +
+         std::string(to_string(w.precision)) + ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " +
+         std::to_string(w.global_batch) + " x " + sample;
 }
 
 std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s) {

@@ -1,0 +1,34 @@
+// A tiny MLP under DDP on one DGX H100: every kernel is a few microseconds of
+// launch overhead around almost no work, so the step is memory- and
+// launch-bound, never compute-bound.
+#include <catch2/catch.hpp>
+
+#include "plan_run.hpp"
+#include "sim/report/breakdown.hpp"
+
+using namespace simctl;
+
+namespace {
+
+int compute_ops(const RankTrace& rank) {
+  int n = 0;
+  for (const auto& op : rank.ops) n += op.stream == Stream::compute ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("mlp-33-512-10 DDP step is launch- and memory-bound", "[plans][mlp]") {
+  const testing::PlanRun run = testing::run_config("configs/dgx_h100_x8_mlp_ddp.yaml");
+  REQUIRE(run.step_s() > 0.0);
+  const RendezvousTable rendezvous = match_rendezvous(run.scenario.trace, run.result);
+  const TimeBreakdown rank0 = rank_breakdown(run.scenario.trace, run.result, rendezvous, 0);
+  CHECK(rank0[Category::compute_memory_bound] > rank0[Category::compute_bound]);
+  // H100's catalogue launch overhead is 2 us; the kernels do next to nothing
+  // else, so the compute time is within 2x of launches alone.
+  const double launches_s = compute_ops(run.scenario.trace.ranks[0]) * 2e-6;
+  const double compute_s = ps_to_seconds(rank0.compute());
+  CHECK(compute_s >= launches_s);
+  CHECK(compute_s < 2.0 * launches_s);
+  CHECK(run.step_s() < 1e-3);
+}
