@@ -5,38 +5,20 @@
 //   bench_collective [SYSTEM_YAML] [BYTES]
 //
 // The default system is configs/systems/dgx_h100_x128_ndr.yaml.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <string>
 
+#include "bench/process_stats.hpp"
 #include "models/devices/device_catalogue.hpp"
 #include "models/network/nccl_test.hpp"
 #include "sim/topology/system_config.hpp"
 
 using namespace simctl;
 
-namespace {
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
-}
-
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
-  return s(usage.ru_utime) + s(usage.ru_stime);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
+using bench::cpu_seconds;
+using bench::peak_rss_mb;
+using bench::seconds_since;
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : data_root() + "/configs/systems/dgx_h100_x128_ndr.yaml";

@@ -6,12 +6,11 @@
 //
 // The default is configs/dgx_h100x128_gpt3_175b.yaml: GPT-3 175B on 1024
 // H100s (TP 8 x PP 8 interleaved x DP 16, 128 nodes on an NDR fat tree).
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <string>
 
+#include "bench/process_stats.hpp"
 #include "sim/config/data_root.hpp"
 #include "sim/exec/executor.hpp"
 #include "sim/report/step_report.hpp"
@@ -19,19 +18,8 @@
 
 using namespace simctl;
 
-namespace {
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
+using bench::peak_rss_mb;
+using bench::seconds_since;
 
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : data_root() + "/configs/dgx_h100x128_gpt3_175b.yaml";
