@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "workloads/gradient_buckets.hpp"
+#include "workloads/input_pipeline.hpp"
 #include "workloads/mlp_ops.hpp"
 #include "workloads/model_flops.hpp"
 #include "workloads/parameter_layout.hpp"
@@ -89,6 +90,7 @@ class RankOpsBuilder {
     return i;
   }
 
+  std::optional<OpIndex> last_compute() const { return last_compute_; }
   const std::vector<OpIndex>& all_reduces() const { return all_reduces_; }
   std::vector<Op> take() { return std::move(ops_); }
 
@@ -102,14 +104,15 @@ std::string micro_prefix(const WorkloadSpec& spec, std::int64_t micro) {
   return spec.grad_accum > 1 ? "mb" + std::to_string(micro) + "." : "";
 }
 
+// Loads the micro-batch (input_pipeline.hpp), then runs the forward pass
+// once its copy to the GPU is done.
 void add_forward(RankOpsBuilder& b, const WorkloadSpec& spec, std::int64_t micro, const std::vector<ModelOp>& fwd) {
-  const double input_bytes = input_batch_bytes(spec);
+  const double samples = static_cast<double>(spec.micro_batch);
   const std::string prefix = micro_prefix(spec, micro);
-  OpIndex copy = b.add(Op{prefix + "input_batch",
-                          OpPhase::data_loading,
-                          Stream::copy,
-                          {},
-                          CopyCall{CopyDirection::host_to_device, input_bytes}});
+  std::vector<Op> loading = input_ops(spec.input, samples, input_batch_bytes(spec) / samples, prefix);
+  if (!spec.input.prefetch && b.last_compute()) loading.front().deps.push_back(*b.last_compute());
+  OpIndex copy = 0;
+  for (Op& op : loading) copy = b.add(std::move(op));
   std::vector<OpIndex> first_deps{copy};
   for (const auto& op : fwd) {
     b.add_compute(prefix + op.name, op.phase, op.work, std::move(first_deps));

@@ -75,12 +75,19 @@ struct CopyCall {
   double bytes = 0.0;
 };
 
+// Work on the rank's host CPU that takes a known time and moves no bytes
+// over any link: a data loader's decoding and augmentation. Its time is the
+// batch's share of the loader workers' time, so it stands for the workers.
+struct HostWork {
+  double seconds = 0.0;
+};
+
 struct Op {
   std::string name;
   OpPhase phase = OpPhase::other;
   Stream stream = Stream::compute;
   std::vector<OpIndex> deps;  // earlier ops of the same rank
-  std::variant<ComputeWork, CollectiveCall, CopyCall, PeerTransfer> work;
+  std::variant<ComputeWork, CollectiveCall, CopyCall, PeerTransfer, HostWork> work;
 };
 
 struct RankTrace {

@@ -142,7 +142,7 @@ json parse_json(const std::string& text, const std::string& file) {
 
 Stream default_stream(const std::string& kind) {
   if (kind == "compute") return Stream::compute;
-  return kind == "copy" ? Stream::copy : Stream::communication;
+  return kind == "copy" || kind == "host" ? Stream::copy : Stream::communication;
 }
 
 // Reads the document's fields into a Trace; every problem names its path.
@@ -214,11 +214,14 @@ class TraceReader : public FieldReader {
       expect_keys(j, path, {"name", "kind", "direction", "bytes", "stream", "phase", "deps"});
       out.work =
           CopyCall{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path)};
+    } else if (kind == "host") {
+      expect_keys(j, path, {"name", "kind", "seconds", "stream", "phase", "deps"});
+      out.work = HostWork{non_negative(required(j, path, "seconds"), join(path, "seconds"))};
     } else if (kind == "send" || kind == "recv") {
       expect_keys(j, path, {"name", "kind", "peer", "bytes", "dimension", "stream", "phase", "deps"});
       out.work = peer_transfer(j, path, kind == "send");
     } else {
-      fail(join(path, "kind"), "'" + kind + "' is not an op kind; use compute, copy, collective, send or recv");
+      fail(join(path, "kind"), "'" + kind + "' is not an op kind; use compute, copy, host, collective, send or recv");
     }
     if (j.contains("name")) out.name = string(j["name"], join(path, "name"));
     out.stream = choice_or(j, path, "stream", names::kStreams, default_stream(kind));

@@ -45,6 +45,11 @@ void add_work(ordered_json& j, const PeerTransfer& t) {
   j["dimension"] = names::name_of(names::kDimensions, t.dimension);
 }
 
+void add_work(ordered_json& j, const HostWork& h) {
+  j["kind"] = "host";
+  j["seconds"] = h.seconds;
+}
+
 ordered_json op_json(const Op& op) {
   ordered_json j = ordered_json::object();
   j["name"] = op.name;

@@ -243,7 +243,7 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
 
 WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalogue) {
   node.expect_keys({"model", "parallel", "strategy", "micro_batch", "global_batch", "precision", "optimizer", "ddp",
-                    "activation_recompute", "attention", "dropout", "framework"});
+                    "activation_recompute", "attention", "dropout", "framework", "input"});
   WorkloadSpec spec;
   set_model(node.child("model"), catalogue, spec);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
@@ -261,6 +261,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
+  if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
   if (spec.mlp) {
     check_mlp_plan(node, spec);
   } else {

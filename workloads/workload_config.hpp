@@ -13,6 +13,7 @@
 #include "sim/core/units.hpp"
 #include "workloads/mlp_spec.hpp"
 #include "workloads/model_catalogue.hpp"
+#include "workloads/input_pipeline.hpp"
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {
@@ -80,6 +81,9 @@ struct WorkloadSpec {
   double dropout = 0.0;
   // From workloads/frameworks.yaml: multiplies every compute kernel's time
   // (see that file for what it stands for and how it was fitted).
+  // How each micro-batch reaches the GPU (input_pipeline.hpp); the default
+  // is a dataset cached in host memory, copied to the GPU ahead of use.
+  InputPipeline input;
   std::string framework = "ideal";
   double kernel_time_factor = 1.0;
 };

@@ -98,6 +98,8 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
     arrive_at_collective(rank, op, *call);
   } else if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
     start_copy(rank, op, *copy);
+  } else if (const auto* host = std::get_if<HostWork>(&spec.work)) {
+    engine_.schedule_after(seconds_to_ps(host->seconds), [this, rank, op] { finish_op(rank, op); });
   } else {
     arrive_at_peer_transfer(rank, op, std::get<PeerTransfer>(spec.work));
   }

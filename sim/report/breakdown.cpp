@@ -51,6 +51,8 @@ std::vector<Segment> segments_of(const Trace& trace, const ExecutionResult& resu
       out.push_back({t.start, t.end, compute_category(ops[i], t)});
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
       out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
+    } else if (std::holds_alternative<HostWork>(ops[i].work)) {
+      out.push_back({t.start, t.end, Category::data_loading});
     } else if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
       add_communication(call->dimension, t, rendezvous[rank][i].ready, out);
     } else {

@@ -29,6 +29,7 @@ std::string work_kind(const Op& op) {
   if (const auto* t = std::get_if<PeerTransfer>(&op.work)) {
     return t->side == PeerTransfer::Side::send ? "send" : "receive";
   }
+  if (std::holds_alternative<HostWork>(op.work)) return "host";
   return std::string(direction_name(std::get<CopyCall>(op.work).direction));
 }
 
@@ -42,6 +43,7 @@ double work_bytes(const Op& op) {
   if (const auto* c = std::get_if<ComputeWork>(&op.work)) return c->memory_bytes;
   if (const auto* c = std::get_if<CollectiveCall>(&op.work)) return c->bytes;
   if (const auto* t = std::get_if<PeerTransfer>(&op.work)) return t->bytes;
+  if (std::holds_alternative<HostWork>(op.work)) return 0.0;
   return std::get<CopyCall>(op.work).bytes;
 }
 
@@ -51,6 +53,7 @@ double work_flops(const Op& op) {
 }
 
 bool is_host_side(const Op& op) {
+  if (std::holds_alternative<HostWork>(op.work)) return true;
   const auto* c = std::get_if<CopyCall>(&op.work);
   return c != nullptr && c->direction == CopyDirection::storage_to_host;
 }

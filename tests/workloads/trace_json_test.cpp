@@ -82,7 +82,7 @@ TEST_CASE("the good fixture reads", "[trace-file]") {
 
 TEST_CASE("each kind of bad trace names its field and what is valid", "[trace-file][bad-input]") {
   const BadTrace cases[] = {
-      {"unknown_kind", "ranks[1].ops[1].kind", "'convolution' is not an op kind; use compute, copy, collective"},
+      {"unknown_kind", "ranks[1].ops[1].kind", "'convolution' is not an op kind; use compute, copy, host, collective"},
       {"later_dep", "ranks[0].ops[1].deps[0]",
        "op 2 comes later; an op may depend only on earlier ops of its rank (0..0)"},
       {"own_dep", "ranks[0].ops[1].deps[0]", "op 1 depends on itself"},
