@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "workloads/cnn_ops.hpp"
 #include "workloads/gradient_buckets.hpp"
 #include "workloads/input_pipeline.hpp"
 #include "workloads/mlp_ops.hpp"
@@ -16,6 +17,9 @@ namespace {
 
 constexpr std::uint32_t kAllRanksGroup = 0;
 constexpr double kMlpInputBytesPerFeature = 4.0;  // fp32 features from the data loader
+// Images are copied as uint8 pixels and normalised on the GPU, as NVIDIA's
+// ResNet-50 recipe (DALI or its fast collate) does.
+constexpr double kCnnInputBytesPerPixel = 1.0;
 
 PassShape pass_shape(const WorkloadSpec& spec) {
   PassShape shape = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
@@ -33,6 +37,10 @@ struct ModelPasses {
 };
 
 ModelPasses model_passes(const WorkloadSpec& spec) {
+  if (spec.cnn) {
+    const CnnPass pass{*spec.cnn, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
+    return {cnn_forward_ops(pass), cnn_backward_ops(pass), cnn_parameter_tensors(*spec.cnn)};
+  }
   if (spec.mlp) {
     const MlpPass pass{*spec.mlp, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
     return {mlp_forward_ops(pass), mlp_backward_ops(pass), mlp_parameter_tensors(*spec.mlp)};
@@ -42,6 +50,7 @@ ModelPasses model_passes(const WorkloadSpec& spec) {
 }
 
 double input_batch_bytes(const WorkloadSpec& spec) {
+  if (spec.cnn) return kCnnInputBytesPerPixel * static_cast<double>(spec.micro_batch * spec.cnn->input.elements());
   if (spec.mlp) return kMlpInputBytesPerFeature * static_cast<double>(spec.micro_batch * spec.mlp->widths.front());
   return kInputBytesPerToken * static_cast<double>(spec.micro_batch * spec.model.seq_len);
 }
@@ -175,9 +184,13 @@ std::vector<Op> rank_ops(const WorkloadSpec& spec) {
 StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
-  // An MLP sample counts as one token.
-  t.model_flops = spec.mlp ? mlp_training_flops(*spec.mlp, sequences) : training_model_flops(spec.model, sequences);
-  t.tokens = spec.mlp ? sequences : sequences * static_cast<double>(spec.model.seq_len);
+  // An MLP sample or a CNN image counts as one token.
+  if (spec.cnn) {
+    t.model_flops = cnn_training_flops(*spec.cnn, sequences);
+  } else {
+    t.model_flops = spec.mlp ? mlp_training_flops(*spec.mlp, sequences) : training_model_flops(spec.model, sequences);
+  }
+  t.tokens = spec.mlp || spec.cnn ? sequences : sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
   t.parameters = static_cast<double>(parameter_count(spec));
   return t;

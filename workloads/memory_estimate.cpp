@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "workloads/cnn_ops.hpp"
 #include "workloads/data_parallel_sync.hpp"
 #include "workloads/pipeline_schedule.hpp"
 #include "workloads/stage_layout.hpp"
@@ -116,6 +117,17 @@ StageMemory mlp_row(const WorkloadSpec& spec) {
   return row;
 }
 
+// A CNN keeps its input and the layer outputs backward reads
+// (cnn_saved_elements_per_sample), plus the fp32 softmax of the loss.
+StageMemory cnn_row(const WorkloadSpec& spec) {
+  const CnnSpec& m = *spec.cnn;
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), true), 1};
+  const double samples = static_cast<double>(spec.micro_batch);
+  row.items.push_back({"activations", samples * cnn_saved_elements_per_sample(m) * bytes_per_element(spec.precision)});
+  row.items.push_back({"temporary", samples * static_cast<double>(m.classes()) * kFp32Bytes});
+  return row;
+}
+
 std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
@@ -144,6 +156,7 @@ double layer_activation_bytes(const WorkloadSpec& spec) {
 
 std::vector<StageMemory> estimate_memory(const WorkloadSpec& spec) {
   if (spec.mlp) return {mlp_row(spec)};
+  if (spec.cnn) return {cnn_row(spec)};
   if (spec.strategy == Strategy::data_parallel) return data_parallel_rows(spec);
   std::vector<StageMemory> rows;
   for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) rows.push_back(pipeline_stage(spec, s));

@@ -2,6 +2,7 @@
 
 #include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
+#include "workloads/cnn_config.hpp"
 
 namespace simctl {
 namespace {
@@ -69,7 +70,9 @@ ModelCatalogue ModelCatalogue::load(const ConfigNode& root) {
   root.expect_keys({"models"});
   ModelCatalogue catalogue;
   for (const auto& [id, entry] : root.child("models").entries()) {
-    if (is_mlp_node(entry)) {
+    if (is_cnn_node(entry)) {
+      catalogue.cnns_.push_back(parse_cnn_spec(entry, id));
+    } else if (is_mlp_node(entry)) {
       catalogue.mlps_.push_back(parse_mlp_spec(entry, id));
     } else {
       catalogue.models_.push_back(parse_transformer_spec(entry, id));
@@ -96,10 +99,18 @@ const MlpSpec* ModelCatalogue::find_mlp(const std::string& id) const {
   return nullptr;
 }
 
+const CnnSpec* ModelCatalogue::find_cnn(const std::string& id) const {
+  for (const auto& m : cnns_) {
+    if (m.name == id) return &m;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> ModelCatalogue::ids() const {
   std::vector<std::string> out;
   for (const auto& m : models_) out.push_back(m.name);
   for (const auto& m : mlps_) out.push_back(m.name);
+  for (const auto& m : cnns_) out.push_back(m.name);
   return out;
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 // The catalogue of named models (transformers by their dimensions, MLPs by
-// their layer widths) (workloads/models.yaml) and the
+// their layer widths, CNNs by their layer lists) (workloads/models.yaml) and the
 // reader for a model's dimensions, shared by catalogue entries and inline
 // `model:` mappings in a workload config.
 #include <string>
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "workloads/cnn_spec.hpp"
 #include "workloads/mlp_spec.hpp"
 #include "workloads/transformer_spec.hpp"
 
@@ -25,11 +26,13 @@ class ModelCatalogue {
 
   const TransformerSpec* find(const std::string& id) const;
   const MlpSpec* find_mlp(const std::string& id) const;  // entries with `kind: mlp`
+  const CnnSpec* find_cnn(const std::string& id) const;  // entries with `kind: cnn`
   std::vector<std::string> ids() const;
 
  private:
   std::vector<TransformerSpec> models_;
   std::vector<MlpSpec> mlps_;
+  std::vector<CnnSpec> cnns_;
 };
 
 }  // namespace simctl

@@ -66,6 +66,7 @@ struct DdpOptions {
 struct WorkloadSpec {
   TransformerSpec model;       // the transformer; for an MLP only its name is set
   std::optional<MlpSpec> mlp;  // set: the model is this MLP (DDP only)
+  std::optional<CnnSpec> cnn;  // set: the model is this CNN (DDP only)
   ParallelPlan parallel;
   Strategy strategy = Strategy::ddp;
   std::int64_t micro_batch = 1;   // sequences per GPU per forward/backward

@@ -107,13 +107,21 @@ std::string describe_plan(const WorkloadSpec& w, int ranks) {
 std::string describe_parameters(std::int64_t count) {
   char text[32];
   if (count < 1'000'000) return std::to_string(count) + " params";
+  if (count < 1'000'000'000) {  // a CNN: "25.56 M params", not "0.03 B"
+    std::snprintf(text, sizeof text, "%.2f M params", static_cast<double>(count) / 1e6);
+    return text;
+  }
   std::snprintf(text, sizeof text, "%.2f B params", static_cast<double>(count) / 1e9);
   return text;
 }
 
 std::string describe_workload(const WorkloadSpec& w, int ranks) {
-  const std::string sample =
+  std::string sample =
       w.mlp ? std::to_string(w.mlp->widths.front()) + " features" : std::to_string(w.model.seq_len) + " tokens";
+  if (w.cnn) {
+    const ImageShape& in = w.cnn->input;
+    sample = std::to_string(in.channels) + "x" + std::to_string(in.height) + "x" + std::to_string(in.width) + " images";
+  }
   return w.model.name + " (" + describe_parameters(parameter_count(w)) + "), " + describe_plan(w, ranks) + ", " +
          std::string(to_string(w.precision)) + ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " +
          std::to_string(w.global_batch) + " x " + sample;

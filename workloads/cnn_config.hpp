@@ -1,0 +1,30 @@
+#pragma once
+// Reads a `kind: cnn` model mapping (workloads/models.yaml or an inline
+// `model:`) into a CnnSpec:
+//
+//   input: [channels, height, width]
+//   layers:                                   # in order; shapes flow through
+//     - {conv: 64, kernel: 7, stride: 2, padding: 3}   # out channels; `in:` optional, checked
+//     - bn
+//     - relu
+//     - {max_pool: 3, stride: 2, padding: 1}           # kernel (stride defaults to it)
+//     - {avg_pool: global}                             # or a kernel size
+//     - {bottleneck: 64, blocks: 3, stride: 1}         # ResNet stage: width, 4x width out
+//     - {repeat: 2, layers: [{conv: 64, kernel: 3, padding: 1, bias: true}, relu]}
+//     - {fc: 1000}                                     # flattens its input; bias by default
+//
+// Bottleneck stages expand as torchvision's ResNet v1.5 does: stride on the
+// 3x3 conv, a 1x1 conv + BN downsample on the first block when the shape
+// changes, and the residual add before the last ReLU.
+#include <string>
+
+#include "sim/config/config_node.hpp"
+#include "workloads/cnn_spec.hpp"
+
+namespace simctl {
+
+// True when a model mapping names `kind: cnn`.
+bool is_cnn_node(const ConfigNode& node);
+CnnSpec parse_cnn_spec(const ConfigNode& node, const std::string& name);
+
+}  // namespace simctl
