@@ -67,3 +67,23 @@ TEST_CASE("ResNet-50 DDP on one RTX 4090 against Lambda's measured images/s", "[
   const TimeBreakdown rank0 = rank_breakdown(run.scenario.trace, run.result, rendezvous, 0);
   CHECK(rank0[Category::compute_memory_bound] > run.result.step_time / 4);
 }
+
+// Same CSV, row "1x H100 SXM5", resnet50: 2616 images/s.
+constexpr double kMeasuredH100ImagesPerS = 2616.0;
+
+TEST_CASE("ResNet-50 on one H100 SXM: a known 2x gap to Lambda's measurement", "[plans][cnn]") {
+  const testing::PlanRun run = testing::run_config("configs/h100_x1_resnet50.yaml");
+  const double images_per_s = 256.0 / run.step_s();
+  // KNOWN GAP, recorded rather than tolerated: simulated 5525 images/s, 2.1x
+  // the measured 2616. 86 % of the simulated step is memory-bound kernels
+  // (BN, ReLU, pools, adds and the thin 1x1 convs) priced at 85 % of HBM3's
+  // 3.35 TB/s, and the H100's compute is fast enough that nothing else
+  // matters. Real eager PyTorch does not stream these small NHWC kernels at
+  // that rate, and the data loading, cuDNN algorithm choice and launch gaps
+  // the model leaves out weigh more when kernels are this short. The RTX 4090
+  // point (above) agrees within 11 %, so the error grows with the GPU's
+  // speed; this test fails when a model change closes or widens the gap, so
+  // the figures here get updated with it.
+  CHECK(images_per_s > 1.8 * kMeasuredH100ImagesPerS);
+  CHECK(images_per_s < 2.5 * kMeasuredH100ImagesPerS);
+}
