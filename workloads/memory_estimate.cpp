@@ -4,6 +4,7 @@
 
 #include "workloads/cnn_ops.hpp"
 #include "workloads/data_parallel_sync.hpp"
+#include "workloads/inference_memory.hpp"
 #include "workloads/pipeline_schedule.hpp"
 #include "workloads/stage_layout.hpp"
 
@@ -155,6 +156,7 @@ double layer_activation_bytes(const WorkloadSpec& spec) {
 }
 
 std::vector<StageMemory> estimate_memory(const WorkloadSpec& spec) {
+  if (spec.inference) return estimate_inference_memory(spec);
   if (spec.mlp) return {mlp_row(spec)};
   if (spec.cnn) return {cnn_row(spec)};
   if (spec.strategy == Strategy::data_parallel) return data_parallel_rows(spec);

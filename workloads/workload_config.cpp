@@ -5,6 +5,7 @@
 #include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
 #include "workloads/cnn_config.hpp"
+#include "workloads/inference_config.hpp"
 
 namespace simctl {
 namespace {
@@ -250,8 +251,9 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
 }  // namespace
 
 WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalogue) {
+  if (is_inference_task(node)) return parse_inference_workload(node, catalogue);
   node.expect_keys({"model", "parallel", "strategy", "micro_batch", "global_batch", "precision", "optimizer", "ddp",
-                    "activation_recompute", "attention", "dropout", "framework", "input"});
+                    "activation_recompute", "attention", "dropout", "framework", "input", "task"});
   WorkloadSpec spec;
   set_model(node.child("model"), catalogue, spec);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);

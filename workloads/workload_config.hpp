@@ -11,6 +11,7 @@
 #include "sim/config/config_node.hpp"
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
+#include "workloads/inference_spec.hpp"
 #include "workloads/mlp_spec.hpp"
 #include "workloads/model_catalogue.hpp"
 #include "workloads/input_pipeline.hpp"
@@ -87,6 +88,9 @@ struct WorkloadSpec {
   InputPipeline input;
   std::string framework = "ideal";
   double kernel_time_factor = 1.0;
+  // Set by `task: inference` (inference_config.hpp): served, not trained;
+  // only its memory is estimated for now.
+  std::optional<InferenceSpec> inference;
 };
 
 // The model's parameter count, whichever kind it is.

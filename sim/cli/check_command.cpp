@@ -6,7 +6,10 @@ namespace simctl {
 
 int check_command_main(const std::vector<std::string>& args, std::ostream& out) {
   const ParsedOptions options = parse_command_options("check CONFIG", args, {}, 1);
-  const Scenario scenario = load_scenario(options.positionals[0]);
+  // An inference workload is valid input though only `simctl memory` runs it.
+  ScenarioOptions load;
+  load.memory_only = true;
+  const Scenario scenario = load_scenario(options.positionals[0], load);
   out << options.positionals[0] << ": ok (" << scenario.labels.system << "; " << scenario.labels.workload << ")\n";
   return 0;
 }

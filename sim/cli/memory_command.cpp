@@ -1,6 +1,7 @@
 // `simctl memory CONFIG`: the memory estimator's breakdown per pipeline stage
 // (ranks of one stage are alike), in GiB, with the headroom left on the
 // stage's GPU and an OOM line for each stage that does not fit.
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/cli/command.hpp"
@@ -12,6 +13,15 @@ namespace simctl {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+constexpr const char* kTrainingNote =
+    "activations: in-flight micro-batch chunk passes x layers per chunk x Korthikanti et al. per-layer bytes";
+constexpr const char* kInferenceNote =
+    "kv_cache: 2 x layers x kv_heads/TP x head_dim x context x batch; activations/temporary: one decode step";
+
+// Names longer than the 17 columns of the training rows (activations/temporary)
+// widen their own column.
+std::size_t column_width(const std::string& name) { return std::max<std::size_t>(17, name.size()); }
 
 std::string gib(double bytes) {
   char buffer[32];
@@ -31,9 +41,7 @@ void print_header(const Scenario& s, std::ostream& out) {
   out << "memory per rank (GiB)\n";
   out << "  row                 ";
   for (const auto& item : s.memory.front().items) {
-    char name[24];
-    std::snprintf(name, sizeof name, " %17s", item.name.c_str());
-    out << name;
+    out << " " << std::string(column_width(item.name) - item.name.size(), ' ') << item.name;
   }
   out << "      total   capacity   headroom  in-flight\n";
 }
@@ -42,7 +50,7 @@ void print_header(const Scenario& s, std::ostream& out) {
 
 int memory_command_main(const std::vector<std::string>& args, std::ostream& out) {
   const ParsedOptions options = parse_command_options("memory CONFIG", args, {}, 1);
-  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true});
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, true});
   if (s.replays_trace_file) throw UsageError("the workload is a trace file; memory is estimated from a model and plan");
   print_header(s, out);
   std::vector<std::string> out_of_memory;
@@ -53,12 +61,12 @@ int memory_command_main(const std::vector<std::string>& args, std::ostream& out)
     char label[24];
     std::snprintf(label, sizeof label, "  %-20s", m.role.c_str());
     out << label;
-    for (const auto& item : m.items) out << "         " << gib(item.bytes);
+    for (const auto& item : m.items) out << std::string(column_width(item.name) - 8, ' ') << gib(item.bytes);
     out << "  " << gib(m.total_bytes()) << "  " << gib(capacity) << "  " << gib(capacity - m.total_bytes()) << "  "
         << m.in_flight << "\n";
     if (m.total_bytes() > capacity) out_of_memory.push_back(describe_out_of_memory(s, rank));
   }
-  out << "\nactivations: in-flight micro-batch chunk passes x layers per chunk x Korthikanti et al. per-layer bytes\n";
+  out << "\n" << (s.workload.inference ? kInferenceNote : kTrainingNote) << "\n";
   for (const auto& line : out_of_memory) out << "OUT OF MEMORY: " << line << "\n";
   return out_of_memory.empty() ? 0 : 1;
 }

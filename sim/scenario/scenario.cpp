@@ -9,6 +9,7 @@
 #include "sim/topology/system_config.hpp"
 #include "workloads/data_parallel_trace.hpp"
 #include "workloads/ddp_trace.hpp"
+#include "workloads/inference_config.hpp"
 #include "workloads/parallel_trace.hpp"
 #include "workloads/rank_grid.hpp"
 
@@ -197,7 +198,15 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
     return s;
   }
   s.workload = parse_workload(workload_node);
+  if (s.workload.inference && !options.memory_only) {
+    workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
+  }
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
+  if (s.workload.inference) {  // no trace to build: the memory estimate is all there is
+    s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};
+    s.memory = estimate_memory(s.workload);
+    return s;
+  }
   s.trace = build_trace(s.workload, ranks);
   s.labels = RunLabels{describe_system(s.system), describe_workload(s.workload, ranks)};
   s.memory = estimate_memory(s.workload);

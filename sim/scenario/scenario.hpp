@@ -38,6 +38,10 @@ struct ScenarioOptions {
   // (naming the stage and the numbers) unless this is set, as `simctl memory`
   // does to show the breakdown.
   bool allow_out_of_memory = false;
+  // An inference workload (`task: inference`) has no trace yet, only a memory
+  // estimate: it loads when this is set (`simctl memory`, `simctl check`) and
+  // is a ConfigError on `workload.task` otherwise.
+  bool memory_only = false;
 };
 
 // Throws ConfigError (file:line:col, field, what is valid) on any bad input.
