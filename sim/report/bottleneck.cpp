@@ -1,6 +1,7 @@
 #include "sim/report/bottleneck.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace simctl {
@@ -10,6 +11,8 @@ namespace {
 constexpr double kAlsoPercent = 10.0;
 // A link this many times busier than its tier's mean is named as a hot spot.
 constexpr double kHotSpotFactor = 1.25;
+// Ranks whose compute time is within this fraction of each other keep the same pace.
+constexpr double kAlikeFraction = 0.01;
 
 double percent(TimePs part, TimePs whole) {
   return whole > 0 ? 100.0 * ps_to_seconds(part) / ps_to_seconds(whole) : 0.0;
@@ -106,7 +109,18 @@ std::string waited_on_words(const StepReport& report) {
   if (total == 0 || 2 * *top < total) return "";
   const auto rank = static_cast<std::size_t>(top - waited.begin());
   const std::string gpu = rank < report.rank_gpu_names.size() ? " on " + report.rank_gpu_names[rank] : "";
-  return " (mostly for rank " + std::to_string(rank) + gpu + ")";
+  // Ranks as slow as it arrive together and only one is counted last, so
+  // say how many share its pace (a slower GPU type, not one straggler).
+  int alike = 0;
+  if (rank < report.per_rank.size()) {
+    const double pace = ps_to_seconds(report.per_rank[rank].compute());
+    for (std::size_t r = 0; r < report.per_rank.size(); ++r) {
+      const double other = ps_to_seconds(report.per_rank[r].compute());
+      if (r != rank && std::abs(other - pace) <= kAlikeFraction * pace) ++alike;
+    }
+  }
+  const std::string others = alike > 0 ? " and " + std::to_string(alike) + " ranks as slow" : "";
+  return " (mostly for rank " + std::to_string(rank) + gpu + others + ")";
 }
 
 // The other large shares, so a step split three ways says so.

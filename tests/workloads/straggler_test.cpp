@@ -61,3 +61,25 @@ TEST_CASE("bad stragglers name the entry and what is valid", "[plans][straggler]
   CHECK_THAT(rejection("  - {gpu: gpu:2, compute_speed: 1.5}\n"), Catch::Contains("(0, 1]"));
   CHECK_THAT(rejection("  - {gpu: gpu:2, speed: 0.5}\n"), Catch::Contains("unknown field"));
 }
+
+TEST_CASE("DDP over H100 and A100 nodes runs at the A100s' pace and says so", "[plans][heterogeneous]") {
+  const auto run = testing::run_config("configs/mixed_h100_a100_ddp.yaml");
+  const StepReport report = report_of(run);
+  REQUIRE(report.per_rank.size() == 32);
+  // Ranks 0-15 are on the H100 nodes, 16-31 on the A100 nodes: the same work
+  // takes each GPU type its own time.
+  const double h100 = ps_to_seconds(report.per_rank[0].compute());
+  const double a100 = ps_to_seconds(report.per_rank[16].compute());
+  CHECK(a100 > 2.0 * h100);
+  CHECK(report.per_rank[15].compute() == report.per_rank[0].compute());
+  // The H100s wait for the A100s at every bucket all-reduce; the A100s hardly wait.
+  // (Part of the gap shows as exposed communication: the all-reduces run at
+  // the pace of the last arrivals' buckets.)
+  const TimeBreakdown& fast = report.per_rank[0];
+  CHECK(ps_to_seconds(fast[Category::waiting]) > 0.6 * (a100 - h100));
+  CHECK(ps_to_seconds(fast[Category::waiting] + fast.exposed_communication()) > 0.95 * (a100 - h100));
+  CHECK(report.per_rank[16][Category::waiting] < report.per_rank[0][Category::waiting] / 10);
+  CHECK_THAT(report.bottleneck, Catch::Contains("and 15 ranks as slow"));
+  // MFU is against the mean of the two peaks (989 and 312 TFLOP/s dense bf16).
+  CHECK(report.peak_tflops_per_gpu == Approx((989.0 + 312.0) / 2).epsilon(0.01));
+}
