@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "workloads/ddp_trace.hpp"
+#include "workloads/input_pipeline.hpp"
 #include "workloads/model_flops.hpp"
 #include "workloads/rank_ops.hpp"
 #include "workloads/stage_layout.hpp"
@@ -27,7 +28,7 @@ Sizes sizes_of(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   const double tokens = static_cast<double>(spec.micro_batch * spec.model.seq_len);
   return {params * bytes_per_element(spec.precision), params * bytes_per_element(spec.ddp.grad_dtype),
-          kInputBytesPerToken * tokens,
+          model_input_bytes_per_sample(spec) * static_cast<double>(spec.micro_batch),
           tokens * static_cast<double>(spec.model.vocab) * bytes_per_element(spec.precision)};
 }
 
@@ -67,13 +68,9 @@ void emit_micro_batch(RankOps& ops, const WorkloadSpec& spec, std::uint32_t rank
   const std::string prefix = "mb" + std::to_string(micro) + ".";
   const double replicas = static_cast<double>(n);
   collective(ops, prefix + "replicate.broadcast", OpPhase::forward, CollectiveOp::broadcast, z.weight_bytes);
-  if (rank == kMaster) {
-    ops.other(Op{prefix + "input_batch",
-                 OpPhase::data_loading,
-                 Stream::copy,
-                 {},
-                 CopyCall{CopyDirection::host_to_device, z.input_bytes * replicas}},
-              0);
+  if (rank == kMaster) {  // one process loads every replica's slice
+    load_micro_batch(ops, spec.input, static_cast<double>(spec.micro_batch) * replicas,
+                     model_input_bytes_per_sample(spec), prefix);
   }
   exchange(ops, rank, n, prefix + "scatter_inputs", OpPhase::data_loading, z.input_bytes, false);
   const ModelOp* loss_fwd = nullptr;

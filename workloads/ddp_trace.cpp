@@ -49,12 +49,6 @@ ModelPasses model_passes(const WorkloadSpec& spec) {
   return {forward_ops(shape), backward_ops(shape), parameter_tensors(spec.model)};
 }
 
-double input_batch_bytes(const WorkloadSpec& spec) {
-  if (spec.cnn) return kCnnInputBytesPerPixel * static_cast<double>(spec.micro_batch * spec.cnn->input.elements());
-  if (spec.mlp) return kMlpInputBytesPerFeature * static_cast<double>(spec.micro_batch * spec.mlp->widths.front());
-  return kInputBytesPerToken * static_cast<double>(spec.micro_batch * spec.model.seq_len);
-}
-
 // For each bucket, the position in `backward` of the op that completes its
 // last gradient.
 std::vector<std::size_t> bucket_ready_positions(const std::vector<GradientBucket>& buckets,
@@ -118,7 +112,7 @@ std::string micro_prefix(const WorkloadSpec& spec, std::int64_t micro) {
 void add_forward(RankOpsBuilder& b, const WorkloadSpec& spec, std::int64_t micro, const std::vector<ModelOp>& fwd) {
   const double samples = static_cast<double>(spec.micro_batch);
   const std::string prefix = micro_prefix(spec, micro);
-  std::vector<Op> loading = input_ops(spec.input, samples, input_batch_bytes(spec) / samples, prefix);
+  std::vector<Op> loading = input_ops(spec.input, samples, model_input_bytes_per_sample(spec), prefix);
   if (!spec.input.prefetch && b.last_compute()) loading.front().deps.push_back(*b.last_compute());
   OpIndex copy = 0;
   for (Op& op : loading) copy = b.add(std::move(op));
@@ -209,6 +203,12 @@ void check_fits(const WorkloadSpec& spec, int num_gpus) {
 }
 
 }  // namespace
+
+double model_input_bytes_per_sample(const WorkloadSpec& spec) {
+  if (spec.cnn) return kCnnInputBytesPerPixel * static_cast<double>(spec.cnn->input.elements());
+  if (spec.mlp) return kMlpInputBytesPerFeature * static_cast<double>(spec.mlp->widths.front());
+  return kInputBytesPerToken * static_cast<double>(spec.model.seq_len);
+}
 
 ComputeWork adam_step_work(const WorkloadSpec& spec) {
   const double params = static_cast<double>(parameter_count(spec));

@@ -18,6 +18,10 @@ inline constexpr double kAdamFlopsPerParameter = 12.0;
 // Input tokens and labels as int64, copied host to device per micro-batch.
 inline constexpr double kInputBytesPerToken = 2.0 * 8.0;
 
+// Bytes the data loader hands over per sample when the workload's `input:`
+// does not say: token ids and labels, MLP features, or uint8 image pixels.
+double model_input_bytes_per_sample(const WorkloadSpec& spec);
+
 // One training step on `num_gpus` ranks; throws std::invalid_argument when
 // num_gpus differs from spec.parallel.data or the strategy is not DDP.
 Trace build_ddp_trace(const WorkloadSpec& spec, int num_gpus);

@@ -46,4 +46,12 @@ std::vector<Op> input_ops(const InputPipeline& input, double samples, double mod
   return ops;
 }
 
+void load_micro_batch(RankOps& ops, const InputPipeline& input, double samples, double model_bytes_per_sample,
+                      const std::string& prefix) {
+  std::vector<Op> loading = input_ops(input, samples, model_bytes_per_sample, prefix);
+  if (!input.prefetch) loading.front().deps = ops.deps_on_last_compute();
+  for (std::size_t i = 0; i + 1 < loading.size(); ++i) ops.other(std::move(loading[i]), std::nullopt);
+  ops.other(std::move(loading.back()), 0);
+}
+
 }  // namespace simctl

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/config/config_node.hpp"
+#include "workloads/rank_ops.hpp"
 #include "workloads/trace.hpp"
 
 namespace simctl {
@@ -37,5 +38,10 @@ InputPipeline parse_input_pipeline(const ConfigNode& node);
 // without prefetch, the first wait for the work before it.
 std::vector<Op> input_ops(const InputPipeline& input, double samples, double model_bytes_per_sample,
                           const std::string& prefix);
+
+// Appends input_ops to `ops` so the next compute op waits for the copy and,
+// without prefetch, the first loading op waits for the compute before it.
+void load_micro_batch(RankOps& ops, const InputPipeline& input, double samples, double model_bytes_per_sample,
+                      const std::string& prefix);
 
 }  // namespace simctl

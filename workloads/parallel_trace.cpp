@@ -86,22 +86,13 @@ void send(const RankPlan& plan, RankOps& ops, const std::string& name, OpPhase p
   ops.other(Op{name, phase, Stream::copy, ops.deps_on_last_compute(), t}, std::nullopt);
 }
 
-// The first stage loads each micro-batch (input_pipeline.hpp); its
-// forward waits for the copy to the GPU.
-void load_input(const RankPlan& plan, RankOps& ops, const std::string& prefix) {
-  const double samples = static_cast<double>(plan.spec.micro_batch);
-  const double bytes_per_sample = kInputBytesPerToken * static_cast<double>(plan.spec.model.seq_len);
-  std::vector<Op> loading = input_ops(plan.spec.input, samples, bytes_per_sample, prefix);
-  if (!plan.spec.input.prefetch) loading.front().deps = ops.deps_on_last_compute();
-  for (std::size_t i = 0; i + 1 < loading.size(); ++i) ops.other(std::move(loading[i]), std::nullopt);
-  ops.other(std::move(loading.back()), 0);
-}
-
 void emit_forward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step) {
   const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
   const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
   if (c.chunk.first) {
-    load_input(plan, ops, prefix);
+    // The first stage loads each micro-batch (input_pipeline.hpp).
+    load_micro_batch(ops, plan.spec.input, static_cast<double>(plan.spec.micro_batch),
+                     model_input_bytes_per_sample(plan.spec), prefix);
   } else {
     receive(plan, ops, prefix + "activations.recv", OpPhase::forward, neighbour(plan, -1));
   }

@@ -27,6 +27,7 @@ void Executor::prepare_rank(std::uint32_t rank) {
   const RankTrace& ops = trace_.ranks[rank];
   state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
   state.gpu = &catalogue_.gpu(system_.part(state.endpoint).model);
+  state.compute_speed = system_.part(state.endpoint).compute_speed;
   state.unfinished_deps.assign(ops.ops.size(), 0);
   state.dependents.assign(ops.ops.size(), {});
   state.next_collective.assign(trace_.groups.size(), 0);
@@ -108,7 +109,7 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
 void Executor::start_compute(std::uint32_t rank, OpIndex op, const ComputeWork& work) {
   const ComputeEstimate estimate = estimate_compute(*ranks_[rank].gpu, work);
   result_.ranks[rank].ops[op].memory_bound = estimate.memory_bound;
-  const double speed = system_.part(ranks_[rank].endpoint).compute_speed;
+  const double speed = ranks_[rank].compute_speed;
   const TimePs time = speed == 1.0 ? estimate.time : seconds_to_ps(ps_to_seconds(estimate.time) / speed);
   engine_.schedule_after(time, [this, rank, op] { finish_op(rank, op); });
 }

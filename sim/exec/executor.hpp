@@ -34,6 +34,7 @@ class Executor {
   struct RankState {
     const GpuSpec* gpu = nullptr;
     EndpointId endpoint = 0;
+    double compute_speed = 1.0;                    // the GPU's fraction of catalogue speed (stragglers)
     std::vector<std::uint32_t> unfinished_deps;    // per op
     std::vector<std::vector<OpIndex>> dependents;  // per op
     std::array<std::vector<OpIndex>, kStreams> stream_order;
