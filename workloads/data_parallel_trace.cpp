@@ -115,7 +115,7 @@ Trace build_data_parallel_trace(const WorkloadSpec& spec) {
   Trace trace;
   std::vector<std::uint32_t> everyone;
   for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(spec.parallel.data); ++r) {
-    trace.ranks.push_back(RankTrace{rank_ops(spec, r)});
+    trace.add_rank(rank_ops(spec, r));
     everyone.push_back(r);
   }
   trace.groups.push_back(std::move(everyone));

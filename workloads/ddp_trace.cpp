@@ -227,8 +227,8 @@ ComputeWork adam_step_work(const WorkloadSpec& spec) {
 Trace build_ddp_trace(const WorkloadSpec& spec, int num_gpus) {
   check_fits(spec, num_gpus);
   Trace trace;
-  const std::vector<Op> ops = rank_ops(spec);
-  trace.ranks.assign(static_cast<std::size_t>(num_gpus), RankTrace{ops});
+  trace.programs.push_back(rank_ops(spec));  // every rank runs the same ops on group 0
+  trace.ranks.assign(static_cast<std::size_t>(num_gpus), RankTrace{});
   std::vector<std::uint32_t> everyone;
   for (int r = 0; r < num_gpus; ++r) everyone.push_back(static_cast<std::uint32_t>(r));
   trace.groups.push_back(std::move(everyone));

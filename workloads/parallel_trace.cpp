@@ -18,14 +18,16 @@ struct ChunkOps {
   std::vector<std::vector<ModelOp>> backward;  // per unit
 };
 
-// Everything one rank's op list is built from.
-struct RankPlan {
+// Every rank of a stage runs the same program; it names its process groups
+// and pipeline neighbours by these slots, which each rank binds.
+enum GroupSlot : std::uint32_t { kTensorGroup = 0, kDataGroup = 1, kEmbeddingGroup = 2 };
+enum PeerSlot : std::uint32_t { kPreviousStage = 0, kNextStage = 1 };
+
+// Everything one stage's program is built from.
+struct StagePlan {
   const WorkloadSpec& spec;
-  const RankGrid& grid;
-  std::uint32_t rank = 0;
-  RankCoord coord;
-  std::uint32_t tp_group = 0;
-  const std::vector<ChunkOps>* chunks = nullptr;  // of the rank's stage
+  std::int64_t stage = 0;
+  const std::vector<ChunkOps>* chunks = nullptr;
 };
 
 std::vector<ChunkOps> chunk_ops(const WorkloadSpec& spec, std::int64_t stage) {
@@ -41,13 +43,13 @@ std::vector<ChunkOps> chunk_ops(const WorkloadSpec& spec, std::int64_t stage) {
   return out;
 }
 
-void emit_model_ops(const RankPlan& plan, RankOps& ops, const std::vector<ModelOp>& list, const std::string& prefix) {
+void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::string& prefix) {
   for (const auto& op : list) {
     if (!op.comm) {
       ops.compute(prefix + op.name, op.phase, op.work);
       continue;
     }
-    CollectiveCall call{op.comm->op, plan.tp_group, op.comm->bytes, CommDimension::tensor};
+    CollectiveCall call{op.comm->op, kTensorGroup, op.comm->bytes, CommDimension::tensor};
     ops.other(Op{prefix + op.name, op.phase, Stream::communication, ops.deps_on_last_compute(), call},
               op.comm->consumer_offset);
   }
@@ -63,30 +65,23 @@ double boundary_bytes(const WorkloadSpec& spec) {
   return full / static_cast<double>(spec.parallel.tensor);
 }
 
-std::uint32_t neighbour(const RankPlan& plan, int direction) {
-  const std::int64_t p = plan.spec.parallel.pipeline;
-  RankCoord c = plan.coord;
-  c.pipeline = (c.pipeline + direction + p) % p;
-  return plan.grid.rank(c);
-}
-
-void receive(const RankPlan& plan, RankOps& ops, const std::string& name, OpPhase phase, std::uint32_t peer) {
+void receive(const StagePlan& plan, RankOps& ops, const std::string& name, OpPhase phase, std::uint32_t peer) {
   const PeerTransfer t{PeerTransfer::Side::receive, peer, boundary_bytes(plan.spec), CommDimension::pipeline};
   const OpIndex recv = ops.other(Op{name, phase, Stream::communication, {}, t}, 0);
   if (plan.spec.parallel.tensor > 1 && !(plan.spec.parallel.sequence)) {
-    const CollectiveCall gather{CollectiveOp::all_gather, plan.tp_group,
+    const CollectiveCall gather{CollectiveOp::all_gather, kTensorGroup,
                                 boundary_bytes(plan.spec) * static_cast<double>(plan.spec.parallel.tensor),
                                 CommDimension::pipeline};
     ops.other(Op{name + ".all_gather", phase, Stream::communication, {recv}, gather}, 0);
   }
 }
 
-void send(const RankPlan& plan, RankOps& ops, const std::string& name, OpPhase phase, std::uint32_t peer) {
+void send(const StagePlan& plan, RankOps& ops, const std::string& name, OpPhase phase, std::uint32_t peer) {
   const PeerTransfer t{PeerTransfer::Side::send, peer, boundary_bytes(plan.spec), CommDimension::pipeline};
   ops.other(Op{name, phase, Stream::copy, ops.deps_on_last_compute(), t}, std::nullopt);
 }
 
-void emit_forward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step) {
+void emit_forward(const StagePlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step) {
   const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
   const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
   if (c.chunk.first) {
@@ -94,43 +89,42 @@ void emit_forward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, co
     load_micro_batch(ops, plan.spec.input, static_cast<double>(plan.spec.micro_batch),
                      model_input_bytes_per_sample(plan.spec), prefix);
   } else {
-    receive(plan, ops, prefix + "activations.recv", OpPhase::forward, neighbour(plan, -1));
+    receive(plan, ops, prefix + "activations.recv", OpPhase::forward, kPreviousStage);
   }
   for (std::size_t u = 0; u < c.chunk.units.size(); ++u) {
     sync.before_unit(ops, c.chunk.units[u], prefix, OpPhase::forward);
-    emit_model_ops(plan, ops, c.forward[u], prefix);
+    emit_model_ops(ops, c.forward[u], prefix);
   }
-  if (!c.chunk.last) send(plan, ops, prefix + "activations.send", OpPhase::forward, neighbour(plan, +1));
+  if (!c.chunk.last) send(plan, ops, prefix + "activations.send", OpPhase::forward, kNextStage);
 }
 
-void emit_backward(const RankPlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step,
+void emit_backward(const StagePlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step,
                    bool last_micro_batch) {
   const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
   const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
-  if (!c.chunk.last) receive(plan, ops, prefix + "grads.recv", OpPhase::backward, neighbour(plan, +1));
+  if (!c.chunk.last) receive(plan, ops, prefix + "grads.recv", OpPhase::backward, kNextStage);
   for (std::size_t u = c.chunk.units.size(); u-- > 0;) {
     sync.before_unit(ops, c.chunk.units[u], prefix, OpPhase::backward);
-    emit_model_ops(plan, ops, c.backward[u], prefix);
+    emit_model_ops(ops, c.backward[u], prefix);
     sync.after_unit_backward(ops, c.chunk.units[u], prefix, last_micro_batch);
   }
-  if (!c.chunk.first) send(plan, ops, prefix + "grads.send", OpPhase::backward, neighbour(plan, -1));
+  if (!c.chunk.first) send(plan, ops, prefix + "grads.send", OpPhase::backward, kPreviousStage);
 }
 
 // Megatron-LM keeps the word embedding on the first stage and a copy for the
 // LM head on the last one; their gradients are summed before the optimizer.
 // Untied heads (Llama) have nothing to sum.
-std::optional<OpIndex> emit_embedding_tie(const RankPlan& plan, RankOps& ops, GroupTable& groups) {
-  const std::int64_t p = plan.spec.parallel.pipeline;
-  if (!plan.spec.model.tied_embeddings || p == 1 || (plan.coord.pipeline != 0 && plan.coord.pipeline != p - 1))
-    return std::nullopt;
-  RankCoord first = plan.coord, last = plan.coord;
-  first.pipeline = 0;
-  last.pipeline = p - 1;
+bool ties_embeddings(const WorkloadSpec& spec, std::int64_t stage) {
+  const std::int64_t p = spec.parallel.pipeline;
+  return spec.model.tied_embeddings && p > 1 && (stage == 0 || stage == p - 1);
+}
+
+std::optional<OpIndex> emit_embedding_tie(const StagePlan& plan, RankOps& ops) {
+  if (!ties_embeddings(plan.spec, plan.stage)) return std::nullopt;
   const auto& m = plan.spec.model;
   const double bytes = static_cast<double>(m.vocab * m.hidden) / static_cast<double>(plan.spec.parallel.tensor) *
                        bytes_per_element(plan.spec.ddp.grad_dtype);
-  const CollectiveCall call{CollectiveOp::all_reduce, groups.id({plan.grid.rank(first), plan.grid.rank(last)}), bytes,
-                            CommDimension::pipeline};
+  const CollectiveCall call{CollectiveOp::all_reduce, kEmbeddingGroup, bytes, CommDimension::pipeline};
   return ops.other(
       Op{"embedding.grads.all_reduce", OpPhase::gradient_sync, Stream::communication, ops.deps_on_last_compute(), call},
       std::nullopt);
@@ -153,13 +147,12 @@ std::vector<std::size_t> last_backward_positions(const std::vector<PipelineStep>
   return last;
 }
 
-std::vector<Op> rank_ops(const RankPlan& plan, GroupTable& groups) {
+std::vector<Op> stage_program(const StagePlan& plan) {
   const auto& par = plan.spec.parallel;
-  const auto steps =
-      stage_schedule(par.schedule, par.pipeline, plan.coord.pipeline, plan.spec.grad_accum, par.virtual_stages);
+  const auto steps = stage_schedule(par.schedule, par.pipeline, plan.stage, plan.spec.grad_accum, par.virtual_stages);
   const auto last_backward = last_backward_positions(steps, par.virtual_stages);
   RankOps ops;
-  DataParallelSync sync(plan.spec, groups.id(plan.grid.group(plan.rank, ParallelDim::data)));
+  DataParallelSync sync(plan.spec, kDataGroup);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].forward) {
       emit_forward(plan, ops, sync, steps[i]);
@@ -169,12 +162,30 @@ std::vector<Op> rank_ops(const RankPlan& plan, GroupTable& groups) {
   }
   sync.finish_backward(ops);
   std::vector<OpIndex> before_update = sync.gradient_ops();
-  if (auto tie = emit_embedding_tie(plan, ops, groups)) before_update.push_back(*tie);
-  const double held = stage_parameters(plan.spec, plan.coord.pipeline);
+  if (auto tie = emit_embedding_tie(plan, ops)) before_update.push_back(*tie);
+  const double held = stage_parameters(plan.spec, plan.stage);
   const OpIndex update = ops.compute("optimizer.adam", OpPhase::optimizer,
                                      optimizer_work(plan.spec, held * sync.optimizer_share()), before_update);
   sync.after_optimizer(ops, held, update);
   return ops.take();
+}
+
+// Binds a rank's slots: its TP and DP groups, the embedding pair of the
+// first and last stages, and its neighbours up and down the pipeline.
+RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_t rank, GroupTable& groups) {
+  const RankCoord at = grid.coord(rank);
+  const std::int64_t p = spec.parallel.pipeline;
+  RankTrace out;
+  out.program = static_cast<std::uint32_t>(at.pipeline);
+  out.groups = {groups.id(grid.group(rank, ParallelDim::tensor)), groups.id(grid.group(rank, ParallelDim::data))};
+  auto at_stage = [&](std::int64_t stage) {
+    RankCoord c = at;
+    c.pipeline = (stage + p) % p;
+    return grid.rank(c);
+  };
+  if (ties_embeddings(spec, at.pipeline)) out.groups.push_back(groups.id({at_stage(0), at_stage(p - 1)}));
+  out.peers = {at_stage(at.pipeline - 1), at_stage(at.pipeline + 1)};
+  return out;
 }
 
 StepTotals step_totals(const WorkloadSpec& spec) {
@@ -202,14 +213,11 @@ Trace build_parallel_trace(const WorkloadSpec& spec) {
   const RankGrid grid(spec.parallel);
   GroupTable groups;
   Trace trace;
-  std::vector<std::vector<ChunkOps>> stage_chunks;
-  for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) stage_chunks.push_back(chunk_ops(spec, s));
-  for (std::uint32_t r = 0; r < grid.world_size(); ++r) {
-    RankPlan plan{spec, grid, r, grid.coord(r), 0, nullptr};
-    plan.tp_group = groups.id(grid.group(r, ParallelDim::tensor));
-    plan.chunks = &stage_chunks[static_cast<std::size_t>(plan.coord.pipeline)];
-    trace.ranks.push_back(RankTrace{rank_ops(plan, groups)});
+  for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) {
+    const std::vector<ChunkOps> chunks = chunk_ops(spec, s);
+    trace.programs.push_back(stage_program(StagePlan{spec, s, &chunks}));
   }
+  for (std::uint32_t r = 0; r < grid.world_size(); ++r) trace.ranks.push_back(bind_rank(spec, grid, r, groups));
   trace.groups = groups.take();
   trace.totals = step_totals(spec);
   trace.compute_dtype = spec.precision;

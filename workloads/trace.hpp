@@ -52,7 +52,7 @@ constexpr std::string_view to_string(CommDimension d) {
 
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::all_reduce;
-  std::uint32_t group = 0;  // index into Trace::groups
+  std::uint32_t group = 0;  // group slot (Trace::group resolves it)
   double bytes = 0.0;       // per-rank buffer size, as nccl-tests counts it
   CommDimension dimension = CommDimension::data;
 };
@@ -63,7 +63,7 @@ struct CollectiveCall {
 struct PeerTransfer {
   enum class Side : std::uint8_t { send, receive };
   Side side = Side::send;
-  std::uint32_t peer = 0;  // the other rank
+  std::uint32_t peer = 0;  // peer slot: the other rank (Trace::peer resolves it)
   double bytes = 0.0;
   CommDimension dimension = CommDimension::pipeline;
 };
@@ -90,8 +90,15 @@ struct Op {
   std::variant<ComputeWork, CollectiveCall, CopyCall, PeerTransfer, HostWork> work;
 };
 
+// Ranks that run the same ops (every rank of one pipeline stage, say) share
+// one program: a trace of 1024 ranks then holds a handful of op lists, not
+// 1024 copies. A program names process groups and peers by slot, and each
+// rank binds its slots to real groups and ranks. A rank with no bindings
+// reads slots as the indices themselves (a trace file's ranks, say).
 struct RankTrace {
-  std::vector<Op> ops;
+  std::uint32_t program = 0;          // index into Trace::programs
+  std::vector<std::uint32_t> groups;  // group slot -> index into Trace::groups
+  std::vector<std::uint32_t> peers;   // peer slot -> rank
 };
 
 // Totals the report needs to turn a step time into throughput and MFU.
@@ -103,6 +110,7 @@ struct StepTotals {
 };
 
 struct Trace {
+  std::vector<std::vector<Op>> programs;           // op lists, shared by the ranks bound to them
   std::vector<RankTrace> ranks;                    // rank r runs on the system's GPU gpu_index(r)
   std::vector<std::vector<std::uint32_t>> groups;  // each group lists its member ranks
   StepTotals totals;
@@ -113,6 +121,23 @@ struct Trace {
   std::vector<std::uint32_t> gpu_of_rank;
 
   std::uint32_t gpu_index(std::uint32_t rank) const { return gpu_of_rank.empty() ? rank : gpu_of_rank[rank]; }
+  std::uint32_t rank_count() const { return static_cast<std::uint32_t>(ranks.size()); }
+  const std::vector<Op>& ops(std::uint32_t rank) const { return programs[ranks[rank].program]; }
+  // The group a rank's collective runs on and the rank a transfer pairs with.
+  std::uint32_t group(std::uint32_t rank, const CollectiveCall& call) const {
+    const auto& slots = ranks[rank].groups;
+    return slots.empty() ? call.group : slots.at(call.group);
+  }
+  std::uint32_t peer(std::uint32_t rank, const PeerTransfer& transfer) const {
+    const auto& slots = ranks[rank].peers;
+    return slots.empty() ? transfer.peer : slots.at(transfer.peer);
+  }
+  // Appends a rank with a program of its own and no slots; returns the rank.
+  std::uint32_t add_rank(std::vector<Op> ops);
+  std::size_t op_count() const;  // over all ranks
 };
+
+// A rank's ops with its slots resolved: groups and peers by their real index.
+std::vector<Op> resolved_ops(const Trace& trace, std::uint32_t rank);
 
 }  // namespace simctl

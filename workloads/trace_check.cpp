@@ -33,7 +33,7 @@ class Checker {
     check_placement();
     for (std::size_t g = 0; g < t_.groups.size(); ++g) check_group(g);
     for (std::uint32_t r = 0; r < t_.ranks.size(); ++r) {
-      for (std::size_t i = 0; i < t_.ranks[r].ops.size(); ++i) check_op(r, i);
+      for (std::size_t i = 0; i < t_.ops(r).size(); ++i) check_op(r, i);
     }
     check_collective_calls();
     check_peer_pairs();
@@ -74,18 +74,18 @@ class Checker {
   }
 
   void check_op(std::uint32_t r, std::size_t i) const {
-    const Op& op = t_.ranks[r].ops[i];
+    const Op& op = t_.ops(r)[i];
     for (std::size_t d = 0; d < op.deps.size(); ++d) check_dep(r, i, d);
     if (const auto* call = std::get_if<CollectiveCall>(&op.work)) check_collective(r, i, *call);
     if (const auto* transfer = std::get_if<PeerTransfer>(&op.work)) check_peer(r, i, *transfer);
   }
 
   void check_dep(std::uint32_t r, std::size_t i, std::size_t d) const {
-    const OpIndex dep = t_.ranks[r].ops[i].deps[d];
+    const OpIndex dep = t_.ops(r)[i].deps[d];
     if (dep < i) return;
-    const std::string what = dep == i                       ? "op " + std::to_string(i) + " depends on itself"
-                             : dep < t_.ranks[r].ops.size() ? "op " + std::to_string(dep) + " comes later"
-                                                            : "op " + std::to_string(dep) + " does not exist";
+    const std::string what = dep == i                 ? "op " + std::to_string(i) + " depends on itself"
+                             : dep < t_.ops(r).size() ? "op " + std::to_string(dep) + " comes later"
+                                                      : "op " + std::to_string(dep) + " does not exist";
     const std::string valid =
         i == 0 ? "the first op of a rank can have no dependencies"
                : "an op may depend only on earlier ops of its rank (0.." + std::to_string(i - 1) + ")";
@@ -118,9 +118,8 @@ class Checker {
   void check_collective_calls() const {
     std::vector<std::map<std::uint32_t, std::vector<std::size_t>>> calls(t_.groups.size());  // group -> rank -> ops
     for (std::uint32_t r = 0; r < rank_count(); ++r) {
-      for (std::size_t i = 0; i < t_.ranks[r].ops.size(); ++i) {
-        if (const auto* call = std::get_if<CollectiveCall>(&t_.ranks[r].ops[i].work))
-          calls[call->group][r].push_back(i);
+      for (std::size_t i = 0; i < t_.ops(r).size(); ++i) {
+        if (const auto* call = std::get_if<CollectiveCall>(&t_.ops(r)[i].work)) calls[call->group][r].push_back(i);
       }
     }
     for (std::size_t g = 0; g < t_.groups.size(); ++g) {
@@ -142,8 +141,8 @@ class Checker {
                                               "; every member must make the same calls in the same order");
     }
     for (std::size_t k = 0; k < a_ops.size(); ++k) {
-      const auto& x = std::get<CollectiveCall>(t_.ranks[a].ops[a_ops[k]].work);
-      const auto& y = std::get<CollectiveCall>(t_.ranks[b].ops[b_ops[k]].work);
+      const auto& x = std::get<CollectiveCall>(t_.ops(a)[a_ops[k]].work);
+      const auto& y = std::get<CollectiveCall>(t_.ops(b)[b_ops[k]].work);
       if (x.op != y.op) {
         fail(op_path(b, b_ops[k]) + ".collective",
              "call " + std::to_string(k) + " on " + group + " is " + std::string(to_string(y.op)) + " on rank " +
@@ -157,8 +156,8 @@ class Checker {
   void check_peer_pairs() const {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::array<std::vector<std::size_t>, 2>> pairs;
     for (std::uint32_t r = 0; r < rank_count(); ++r) {
-      for (std::size_t i = 0; i < t_.ranks[r].ops.size(); ++i) {
-        const auto* p = std::get_if<PeerTransfer>(&t_.ranks[r].ops[i].work);
+      for (std::size_t i = 0; i < t_.ops(r).size(); ++i) {
+        const auto* p = std::get_if<PeerTransfer>(&t_.ops(r)[i].work);
         if (p == nullptr) continue;
         const bool send = p->side == PeerTransfer::Side::send;
         pairs[send ? std::pair{r, p->peer} : std::pair{p->peer, r}][send ? 0 : 1].push_back(i);

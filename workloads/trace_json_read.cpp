@@ -166,7 +166,7 @@ class TraceReader : public FieldReader {
     for (std::size_t g = 0; g < groups.size(); ++g) t.groups.push_back(indices(groups[g], item("groups", g)));
     const json& ranks = required(doc, "", "ranks");
     expect_array(ranks, "ranks");
-    for (std::size_t r = 0; r < ranks.size(); ++r) t.ranks.push_back(rank(ranks[r], item("ranks", r), t));
+    for (std::size_t r = 0; r < ranks.size(); ++r) t.add_rank(rank_ops(ranks[r], item("ranks", r), t));
     return out;
   }
 
@@ -189,14 +189,14 @@ class TraceReader : public FieldReader {
     return StepTotals{number("model_flops"), number("tokens"), number("samples"), number("parameters")};
   }
 
-  RankTrace rank(const json& j, const std::string& path, const Trace& t) const {
+  std::vector<Op> rank_ops(const json& j, const std::string& path, const Trace& t) const {
     expect_object(j, path);
     expect_keys(j, path, {"ops"});
     const json& ops = required(j, path, "ops");
     const std::string ops_path = join(path, "ops");
     expect_array(ops, ops_path);
-    RankTrace out;
-    for (std::size_t i = 0; i < ops.size(); ++i) out.ops.push_back(op(ops[i], item(ops_path, i), t));
+    std::vector<Op> out;
+    for (std::size_t i = 0; i < ops.size(); ++i) out.push_back(op(ops[i], item(ops_path, i), t));
     return out;
   }
 

@@ -74,7 +74,7 @@ void write_ranks(std::string& out, const Trace& trace) {
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
     out += "    {\"ops\": [\n";
     std::vector<std::string> ops;
-    for (const Op& op : trace.ranks[r].ops) ops.push_back(op_json(op).dump());
+    for (const Op& op : resolved_ops(trace, static_cast<std::uint32_t>(r))) ops.push_back(op_json(op).dump());
     write_list(out, ops, "      ");
     out += r + 1 < trace.ranks.size() ? "    ]},\n" : "    ]}\n";
   }

@@ -56,17 +56,17 @@ class Rescaler {
     out.totals.model_flops *= scale;
     out.totals.tokens *= scale;
     out.totals.samples *= scale;
-    for (std::uint32_t r = 0; r < new_.world_size(); ++r) out.ranks.push_back(rank(r));
+    for (std::uint32_t r = 0; r < new_.world_size(); ++r) out.add_rank(rank_ops(r));
     out.groups = std::move(groups_);
     return out;
   }
 
  private:
-  RankTrace rank(std::uint32_t new_rank) {
+  std::vector<Op> rank_ops(std::uint32_t new_rank) {
     const RankCoord at = new_.coord(new_rank);
     const RankCoord source{at.tensor, at.data % replicas_, at.pipeline};
-    RankTrace out = trace_.ranks[old_.rank(source)];
-    for (Op& op : out.ops) {
+    std::vector<Op> out = resolved_ops(trace_, old_.rank(source));
+    for (Op& op : out) {
       if (auto* call = std::get_if<CollectiveCall>(&op.work)) call->group = group_for(call->group, at.data);
       if (auto* transfer = std::get_if<PeerTransfer>(&op.work)) transfer->peer = peer_for(transfer->peer, at.data);
     }
@@ -129,9 +129,9 @@ void check_trace_shape(const Trace& trace, const ParallelPlan& plan) {
       refuse("group " + std::to_string(g) + " spans some but not all data-parallel replicas");
   }
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    for (const Op& op : trace.ranks[r].ops) {
+    for (const Op& op : trace.ops(r)) {
       const auto* t = std::get_if<PeerTransfer>(&op.work);
-      if (t != nullptr && grid.coord(t->peer).data != grid.coord(r).data)
+      if (t != nullptr && grid.coord(trace.peer(r, *t)).data != grid.coord(r).data)
         refuse("rank " + std::to_string(r) + " op '" + op.name + "' sends across data-parallel replicas");
     }
   }

@@ -30,12 +30,6 @@ Trace rescaled(const Scenario& s, std::int64_t ranks) {
   }
 }
 
-std::size_t op_count(const Trace& trace) {
-  std::size_t n = 0;
-  for (const auto& rank : trace.ranks) n += rank.ops.size();
-  return n;
-}
-
 }  // namespace
 
 int trace_command_main(const std::vector<std::string>& args, std::ostream& out) {
@@ -54,7 +48,7 @@ int trace_command_main(const std::vector<std::string>& args, std::ostream& out) 
     description += "; rescaled to " + std::to_string(ranks) + " ranks (same work per rank)";
   }
   write_trace_file(options.positionals[1], trace, description);
-  out << "wrote " << options.positionals[1] << ": " << trace.ranks.size() << " ranks, " << op_count(trace) << " ops, "
+  out << "wrote " << options.positionals[1] << ": " << trace.ranks.size() << " ranks, " << trace.op_count() << " ops, "
       << trace.groups.size() << " groups\n";
   return 0;
 }

@@ -8,11 +8,6 @@
 #include "sim/exec/host_endpoints.hpp"
 
 namespace simctl {
-namespace {
-
-std::size_t stream_index(Stream s) { return static_cast<std::size_t>(s); }
-
-}  // namespace
 
 Executor::Executor(const System& system, const DeviceCatalogue& catalogue, const Trace& trace, CollectiveTuning tuning)
     : system_(system), catalogue_(catalogue), trace_(trace), tuning_(std::move(tuning)) {
@@ -22,28 +17,40 @@ Executor::Executor(const System& system, const DeviceCatalogue& catalogue, const
   }
 }
 
+const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const GpuSpec& gpu) {
+  auto [at, added] = kernel_times_.try_emplace({program, &gpu});
+  if (!added) return at->second;
+  const std::vector<Op>& ops = trace_.programs[program];
+  KernelTimes& k = at->second;
+  k.time.assign(ops.size(), 0);
+  k.memory_bound.assign(ops.size(), false);
+  for (OpIndex i = 0; i < ops.size(); ++i) {
+    if (const auto* work = std::get_if<ComputeWork>(&ops[i].work)) {
+      const ComputeEstimate estimate = estimate_compute(gpu, *work);
+      k.time[i] = estimate.time;
+      k.memory_bound[i] = estimate.memory_bound;
+    }
+  }
+  return k;
+}
+
 void Executor::prepare_rank(std::uint32_t rank) {
   RankState& state = ranks_[rank];
-  const RankTrace& ops = trace_.ranks[rank];
-  state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
-  state.gpu = &catalogue_.gpu(system_.part(state.endpoint).model);
-  state.compute_speed = system_.part(state.endpoint).compute_speed;
-  state.unfinished_deps.assign(ops.ops.size(), 0);
-  state.dependents.assign(ops.ops.size(), {});
-  state.next_collective.assign(trace_.groups.size(), 0);
-  for (OpIndex i = 0; i < ops.ops.size(); ++i) {
-    const Op& op = ops.ops[i];
-    for (OpIndex dep : op.deps) {
-      if (dep >= i) {
-        throw std::runtime_error("rank " + std::to_string(rank) + " op " + std::to_string(i) + " ('" + op.name +
-                                 "') depends on a later op " + std::to_string(dep));
-      }
-      state.dependents[dep].push_back(i);
-    }
-    state.unfinished_deps[i] = static_cast<std::uint32_t>(op.deps.size());
-    state.stream_order[stream_index(op.stream)].push_back(i);
+  const RankTrace& binding = trace_.ranks[rank];
+  if (binding.program >= trace_.programs.size()) {
+    throw std::runtime_error("rank " + std::to_string(rank) + " runs program " + std::to_string(binding.program) +
+                             " but the trace has " + std::to_string(trace_.programs.size()));
   }
-  result_.ranks[rank].ops.assign(ops.ops.size(), OpTiming{});
+  auto& shape = shapes_[binding.program];
+  if (!shape) shape = std::make_unique<ProgramShape>(shape_of_program(trace_.programs[binding.program], rank));
+  state.ops = &trace_.programs[binding.program];
+  state.shape = shape.get();
+  state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
+  state.kernels = &kernel_times(binding.program, catalogue_.gpu(system_.part(state.endpoint).model));
+  state.compute_speed = system_.part(state.endpoint).compute_speed;
+  state.unfinished_deps = shape->dep_count;
+  state.next_collective.assign(binding.groups.empty() ? trace_.groups.size() : binding.groups.size(), 0);
+  result_.ranks[rank].ops.assign(state.ops->size(), OpTiming{});
 }
 
 ExecutionResult Executor::run() {
@@ -52,20 +59,23 @@ ExecutionResult Executor::run() {
   // With the machine's facts (nodes, rails, NVSwitch) the runner chooses each
   // collective's algorithm and protocol by size as NCCL does.
   collectives_->set_topology(describe_collective_topology(system_));
+  shapes_.clear();
+  shapes_.resize(trace_.programs.size());
+  kernel_times_.clear();
   ranks_.assign(trace_.ranks.size(), RankState{});
   result_ = ExecutionResult{};
   result_.ranks.resize(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
-    for (std::size_t s = 0; s < kStreams; ++s) try_start_stream(r, s);
+    for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);
   }
   engine_.run();
 
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (ranks_[r].finished != trace_.ranks[r].ops.size()) {
-      throw std::runtime_error(
-          "the trace deadlocked: rank " + std::to_string(r) + " finished " + std::to_string(ranks_[r].finished) +
-          " of " + std::to_string(trace_.ranks[r].ops.size()) + " ops (a collective some group member never reaches?)");
+    if (ranks_[r].finished != ranks_[r].ops->size()) {
+      throw std::runtime_error("the trace deadlocked: rank " + std::to_string(r) + " finished " +
+                               std::to_string(ranks_[r].finished) + " of " + std::to_string(ranks_[r].ops->size()) +
+                               " ops (a collective some group member never reaches?)");
     }
     result_.step_time = std::max(result_.step_time, result_.ranks[r].finish);
   }
@@ -82,7 +92,7 @@ ExecutionResult Executor::run() {
 // head op starts once its dependencies are done and the stream is free.
 void Executor::try_start_stream(std::uint32_t rank, std::size_t stream) {
   RankState& state = ranks_[rank];
-  const auto& order = state.stream_order[stream];
+  const auto& order = state.shape->stream_order[stream];
   if (state.stream_busy[stream] || state.stream_head[stream] >= order.size()) return;
   OpIndex op = order[state.stream_head[stream]];
   if (state.unfinished_deps[op] != 0) return;
@@ -92,9 +102,9 @@ void Executor::try_start_stream(std::uint32_t rank, std::size_t stream) {
 
 void Executor::start_op(std::uint32_t rank, OpIndex op) {
   result_.ranks[rank].ops[op].start = engine_.now();
-  const Op& spec = trace_.ranks[rank].ops[op];
-  if (const auto* work = std::get_if<ComputeWork>(&spec.work)) {
-    start_compute(rank, op, *work);
+  const Op& spec = (*ranks_[rank].ops)[op];
+  if (std::holds_alternative<ComputeWork>(spec.work)) {
+    start_compute(rank, op);
   } else if (const auto* call = std::get_if<CollectiveCall>(&spec.work)) {
     arrive_at_collective(rank, op, *call);
   } else if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
@@ -106,32 +116,36 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
   }
 }
 
-void Executor::start_compute(std::uint32_t rank, OpIndex op, const ComputeWork& work) {
-  const ComputeEstimate estimate = estimate_compute(*ranks_[rank].gpu, work);
-  result_.ranks[rank].ops[op].memory_bound = estimate.memory_bound;
-  const double speed = ranks_[rank].compute_speed;
-  const TimePs time = speed == 1.0 ? estimate.time : seconds_to_ps(ps_to_seconds(estimate.time) / speed);
+void Executor::start_compute(std::uint32_t rank, OpIndex op) {
+  const RankState& state = ranks_[rank];
+  result_.ranks[rank].ops[op].memory_bound = state.kernels->memory_bound[op];
+  const TimePs base = state.kernels->time[op];
+  const double speed = state.compute_speed;
+  const TimePs time = speed == 1.0 ? base : seconds_to_ps(ps_to_seconds(base) / speed);
   engine_.schedule_after(time, [this, rank, op] { finish_op(rank, op); });
 }
 
 // A collective starts only when every member has reached its k-th call in
 // that group, as NCCL's kernels wait for all peers.
 void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call) {
-  if (call.group >= trace_.groups.size()) {
+  auto& counters = ranks_[rank].next_collective;
+  if (call.group >= counters.size()) {
     throw std::runtime_error("rank " + std::to_string(rank) + " calls a collective on unknown group " +
                              std::to_string(call.group));
   }
-  const std::uint32_t instance = ranks_[rank].next_collective[call.group]++;
-  PendingCollective& pending = pending_collectives_[{call.group, instance}];
-  pending.arrived.emplace_back(rank, op);
-  if (pending.arrived.size() == trace_.groups[call.group].size()) launch_collective(call.group, instance);
+  const std::uint32_t group = trace_.group(rank, call);
+  const std::uint64_t key = (static_cast<std::uint64_t>(group) << 32) | counters[call.group]++;
+  auto at = pending_collectives_.try_emplace(key).first;
+  at->second.arrived.emplace_back(rank, op);
+  if (at->second.arrived.size() < trace_.groups[group].size()) return;
+  auto arrived = std::move(at->second.arrived);
+  pending_collectives_.erase(at);
+  launch_collective(group, std::move(arrived));
 }
 
-void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
-  auto node = pending_collectives_.extract({group, instance});
-  auto arrived = std::move(node.mapped().arrived);
+void Executor::launch_collective(std::uint32_t group, std::vector<std::pair<std::uint32_t, OpIndex>> arrived) {
   const auto [first_rank, first_op] = arrived.front();
-  const auto& call = std::get<CollectiveCall>(trace_.ranks[first_rank].ops[first_op].work);
+  const auto& call = std::get<CollectiveCall>((*ranks_[first_rank].ops)[first_op].work);
   CollectiveRequest request;
   request.op = call.op;
   request.bytes = call.bytes;
@@ -147,13 +161,14 @@ void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) 
 }
 
 void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer) {
-  if (transfer.peer >= ranks_.size() || transfer.peer == rank) {
-    throw std::runtime_error("rank " + std::to_string(rank) + " op '" + trace_.ranks[rank].ops[op].name +
-                             "' names an invalid peer rank " + std::to_string(transfer.peer));
+  const std::uint32_t peer = trace_.peer(rank, transfer);
+  if (peer >= ranks_.size() || peer == rank) {
+    throw std::runtime_error("rank " + std::to_string(rank) + " op '" + (*ranks_[rank].ops)[op].name +
+                             "' names an invalid peer rank " + std::to_string(peer));
   }
   const bool sending = transfer.side == PeerTransfer::Side::send;
-  const std::uint32_t sender = sending ? rank : transfer.peer;
-  const std::uint32_t receiver = sending ? transfer.peer : rank;
+  const std::uint32_t sender = sending ? rank : peer;
+  const std::uint32_t receiver = sending ? peer : rank;
   PendingPeer& pending = pending_peers_[{sender, receiver}];
   (sending ? pending.sends : pending.receives).push_back(op);
   if (pending.sends.empty() || pending.receives.empty()) return;
@@ -167,7 +182,7 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
 // The sender's byte count is the transfer's size: a receive posts a buffer,
 // the send decides what fills it.
 void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op) {
-  const auto& send = std::get<PeerTransfer>(trace_.ranks[sender].ops[send_op].work);
+  const auto& send = std::get<PeerTransfer>((*ranks_[sender].ops)[send_op].work);
   const Path& path = system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint);
   network_->start(path, send.bytes, [this, sender, receiver, send_op, receive_op] {
     finish_op(sender, send_op);
@@ -180,11 +195,14 @@ void Executor::finish_op(std::uint32_t rank, OpIndex op) {
   result_.ranks[rank].ops[op].end = engine_.now();
   result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, engine_.now());
   ++state.finished;
-  const std::size_t stream = stream_index(trace_.ranks[rank].ops[op].stream);
+  const std::size_t stream = stream_index((*state.ops)[op].stream);
   state.stream_busy[stream] = false;
   ++state.stream_head[stream];
-  for (OpIndex next : state.dependents[op]) --state.unfinished_deps[next];
-  for (std::size_t s = 0; s < kStreams; ++s) try_start_stream(rank, s);
+  const ProgramShape& shape = *state.shape;
+  for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
+    --state.unfinished_deps[shape.dependents[d]];
+  }
+  for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(rank, s);
 }
 
 }  // namespace simctl

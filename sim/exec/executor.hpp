@@ -3,10 +3,15 @@
 // stream (priced by the device's roofline), collectives as point-to-point
 // flows on routed paths, copies as flows over PCIe/C2C. Produces the timing
 // of every op; judging what the timings mean is the report's job.
+//
+// Ranks bound to one program share everything static about it (its shape and,
+// per GPU type, its kernel times), so the per-rank state of a 1024-GPU replay
+// is a few counters per op.
 #include <array>
 #include <deque>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "models/devices/device_catalogue.hpp"
@@ -14,6 +19,7 @@
 #include "models/network/flow_network.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/exec/execution_result.hpp"
+#include "sim/exec/program_shape.hpp"
 #include "sim/topology/system.hpp"
 #include "workloads/trace.hpp"
 
@@ -30,17 +36,21 @@ class Executor {
   ExecutionResult run();
 
  private:
-  static constexpr std::size_t kStreams = 3;
+  // A program's compute kernels priced on one GPU type (0 for other ops).
+  struct KernelTimes {
+    std::vector<TimePs> time;
+    std::vector<bool> memory_bound;
+  };
   struct RankState {
-    const GpuSpec* gpu = nullptr;
+    const std::vector<Op>* ops = nullptr;
+    const ProgramShape* shape = nullptr;
+    const KernelTimes* kernels = nullptr;
     EndpointId endpoint = 0;
-    double compute_speed = 1.0;                    // the GPU's fraction of catalogue speed (stragglers)
-    std::vector<std::uint32_t> unfinished_deps;    // per op
-    std::vector<std::vector<OpIndex>> dependents;  // per op
-    std::array<std::vector<OpIndex>, kStreams> stream_order;
-    std::array<std::size_t, kStreams> stream_head{};
-    std::array<bool, kStreams> stream_busy{};
-    std::vector<std::uint32_t> next_collective;  // per group: calls issued so far
+    double compute_speed = 1.0;                  // the GPU's fraction of catalogue speed (stragglers)
+    std::vector<std::uint32_t> unfinished_deps;  // per op
+    std::array<std::uint32_t, kStreamCount> stream_head{};
+    std::array<bool, kStreamCount> stream_busy{};
+    std::vector<std::uint32_t> next_collective;  // per group slot: calls issued so far
     std::size_t finished = 0;
   };
   struct PendingCollective {
@@ -54,11 +64,12 @@ class Executor {
   };
 
   void prepare_rank(std::uint32_t rank);
+  const KernelTimes& kernel_times(std::uint32_t program, const GpuSpec& gpu);
   void try_start_stream(std::uint32_t rank, std::size_t stream);
   void start_op(std::uint32_t rank, OpIndex op);
-  void start_compute(std::uint32_t rank, OpIndex op, const ComputeWork& work);
+  void start_compute(std::uint32_t rank, OpIndex op);
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
-  void launch_collective(std::uint32_t group, std::uint32_t instance);
+  void launch_collective(std::uint32_t group, std::vector<std::pair<std::uint32_t, OpIndex>> arrived);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
@@ -72,8 +83,10 @@ class Executor {
   Engine engine_;
   std::unique_ptr<FlowNetwork> network_;
   std::unique_ptr<CollectiveRunner> collectives_;
+  std::vector<std::unique_ptr<ProgramShape>> shapes_;  // per program, built by the first rank bound to it
+  std::map<std::pair<std::uint32_t, const GpuSpec*>, KernelTimes> kernel_times_;
   std::vector<RankState> ranks_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, PendingCollective> pending_collectives_;
+  std::unordered_map<std::uint64_t, PendingCollective> pending_collectives_;      // by (group << 32 | instance)
   std::map<std::pair<std::uint32_t, std::uint32_t>, PendingPeer> pending_peers_;  // by (sender, receiver)
   ExecutionResult result_;
 };

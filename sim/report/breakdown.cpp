@@ -33,8 +33,8 @@ void add_communication(CommDimension dimension, const OpTiming& timing, TimePs r
   out.push_back({moving_from, timing.end, comm_category(dimension)});
 }
 
-bool exchanges_pipeline_activations(const RankTrace& ops) {
-  return std::any_of(ops.ops.begin(), ops.ops.end(), [](const Op& op) {
+bool exchanges_pipeline_activations(const std::vector<Op>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const Op& op) {
     const auto* t = std::get_if<PeerTransfer>(&op.work);
     return t != nullptr && t->dimension == CommDimension::pipeline;
   });
@@ -42,7 +42,7 @@ bool exchanges_pipeline_activations(const RankTrace& ops) {
 
 std::vector<Segment> segments_of(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
                                  std::uint32_t rank) {
-  const auto& ops = trace.ranks[rank].ops;
+  const auto& ops = trace.ops(rank);
   const auto& timeline = result.ranks[rank];
   std::vector<Segment> out;
   for (OpIndex i = 0; i < ops.size(); ++i) {
@@ -60,7 +60,7 @@ std::vector<Segment> segments_of(const Trace& trace, const ExecutionResult& resu
     }
   }
   // A pipeline stage that finishes early sits out the drain of the others.
-  if (exchanges_pipeline_activations(trace.ranks[rank])) {
+  if (exchanges_pipeline_activations(trace.ops(rank))) {
     out.push_back({timeline.finish, result.step_time, Category::pipeline_bubble});
   }
   return out;

@@ -11,7 +11,7 @@ namespace {
 std::vector<std::vector<std::optional<OpIndex>>> stream_predecessors(const Trace& trace) {
   std::vector<std::vector<std::optional<OpIndex>>> prev(trace.ranks.size());
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-    const auto& ops = trace.ranks[r].ops;
+    const auto& ops = trace.ops(r);
     prev[r].resize(ops.size());
     std::map<Stream, OpIndex> last;
     for (OpIndex i = 0; i < ops.size(); ++i) {
@@ -23,17 +23,19 @@ std::vector<std::vector<std::optional<OpIndex>>> stream_predecessors(const Trace
 }
 
 std::string resource_of(const Trace& trace, OpRef ref) {
-  const Op& op = trace.ranks[ref.rank].ops[ref.op];
+  const Op& op = trace.ops(ref.rank)[ref.op];
   const std::string rank = "rank " + std::to_string(ref.rank);
   if (std::holds_alternative<ComputeWork>(op.work)) return rank + " compute";
   if (const auto* c = std::get_if<CollectiveCall>(&op.work)) {
-    const std::size_t members = c->group < trace.groups.size() ? trace.groups[c->group].size() : 0;
+    const std::uint32_t group = trace.group(ref.rank, *c);
+    const std::size_t members = group < trace.groups.size() ? trace.groups[group].size() : 0;
     return std::string(to_string(c->dimension)) + " " + std::string(to_string(c->op)) + " over " +
            std::to_string(members) + " ranks";
   }
   if (const auto* t = std::get_if<PeerTransfer>(&op.work)) {
     const bool send = t->side == PeerTransfer::Side::send;
-    const auto from = send ? ref.rank : t->peer, to = send ? t->peer : ref.rank;
+    const std::uint32_t peer = trace.peer(ref.rank, *t);
+    const auto from = send ? ref.rank : peer, to = send ? peer : ref.rank;
     return std::string(to_string(t->dimension)) + " send rank " + std::to_string(from) + "->" + std::to_string(to);
   }
   if (std::holds_alternative<HostWork>(op.work)) return rank + " host preprocessing";
@@ -60,7 +62,7 @@ std::optional<OpRef> gate_of(const Trace& trace, const ExecutionResult& result,
                              const std::vector<std::vector<std::optional<OpIndex>>>& prev, OpRef ref) {
   std::optional<OpIndex> best = prev[ref.rank][ref.op];
   const auto& timeline = result.ranks[ref.rank].ops;
-  for (OpIndex d : trace.ranks[ref.rank].ops[ref.op].deps) {
+  for (OpIndex d : trace.ops(ref.rank)[ref.op].deps) {
     if (!best || timeline[d].end > timeline[*best].end) best = d;
   }
   if (!best) return std::nullopt;
@@ -85,13 +87,13 @@ CriticalPath critical_path(const Trace& trace, const ExecutionResult& result, co
   std::optional<OpRef> current = last_finishing(result);
   TimePs reached = result.step_time;  // the path covers [reached, step) so far
   std::size_t budget = 0;             // every op at most once: a guard against zero-time cycles
-  for (const auto& r : trace.ranks) budget += r.ops.size();
+  budget = trace.op_count();
   while (current && budget-- > 0) {
     const OpTiming& t = result.ranks[current->rank].ops[current->op];
     const Rendezvous& rv = rendezvous[current->rank][current->op];
     const TimePs start = std::min(std::max(rv.ready, t.start), t.end);
     path.gaps += std::max<TimePs>(0, reached - t.end);
-    path.ops.push_back({*current, trace.ranks[current->rank].ops[current->op].name, resource_of(trace, *current), start,
+    path.ops.push_back({*current, trace.ops(current->rank)[current->op].name, resource_of(trace, *current), start,
                         std::min(t.end, reached)});
     reached = start;
     // A rendezvous that waited on a later party continues through that party.

@@ -49,7 +49,7 @@ void write_ops(const RunView& run, const std::filesystem::path& dir) {
               "rank,op,name,phase,stream,kind,dimension,start_ms,ready_ms,end_ms,duration_ms,memory_bound,flops,bytes");
   const RendezvousTable rendezvous = match_rendezvous(run.trace, run.result);
   for (std::uint32_t r = 0; r < run.trace.ranks.size(); ++r) {
-    const auto& ops = run.trace.ranks[r].ops;
+    const auto& ops = run.trace.ops(r);
     for (OpIndex i = 0; i < ops.size(); ++i) {
       const OpTiming& t = run.result.ranks[r].ops[i];
       const std::string stream = is_host_side(ops[i]) ? "host" : std::string(stream_name(ops[i].stream));

@@ -33,7 +33,7 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
 }
 
 json op_event(const RunView& run, const Rendezvous& rv, std::uint32_t rank, OpIndex i) {
-  const Op& op = run.trace.ranks[rank].ops[i];
+  const Op& op = run.trace.ops(rank)[i];
   const OpTiming& t = run.result.ranks[rank].ops[i];
   json args = {{"op", i}, {"kind", work_kind(op)}, {"bytes", work_bytes(op)}};
   if (std::holds_alternative<ComputeWork>(op.work)) {
@@ -78,7 +78,7 @@ json render_trace(const RunView& run) {
   const RendezvousTable rendezvous = match_rendezvous(run.trace, run.result);
   for (std::uint32_t r = 0; r < run.trace.ranks.size(); ++r) {
     add_rank_tracks(run, r, events);
-    for (OpIndex i = 0; i < run.trace.ranks[r].ops.size(); ++i) {
+    for (OpIndex i = 0; i < run.trace.ops(r).size(); ++i) {
       events.push_back(op_event(run, rendezvous[r][i], r, i));
     }
   }

@@ -35,16 +35,18 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<OpRef>> collectives;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<OpRef>, std::vector<OpRef>>> peers;
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    const auto& ops = trace.ranks[r].ops;
+    const auto& ops = trace.ops(r);
     table[r].resize(ops.size());
     std::map<std::uint32_t, std::uint32_t> calls_on_group;
     for (OpIndex i : arrival_order(result.ranks[r])) {
       table[r][i] = Rendezvous{result.ranks[r].ops[i].start, OpRef{r, i}};
       if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
-        collectives[{call->group, calls_on_group[call->group]++}].push_back({r, i});
+        const std::uint32_t group = trace.group(r, *call);
+        collectives[{group, calls_on_group[group]++}].push_back({r, i});
       } else if (const auto* t = std::get_if<PeerTransfer>(&ops[i].work)) {
         const bool send = t->side == PeerTransfer::Side::send;
-        auto& pair = peers[send ? std::pair{r, t->peer} : std::pair{t->peer, r}];
+        const std::uint32_t peer = trace.peer(r, *t);
+        auto& pair = peers[send ? std::pair{r, peer} : std::pair{peer, r}];
         (send ? pair.first : pair.second).push_back({r, i});
       }
     }
@@ -60,7 +62,7 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
 std::vector<TimePs> time_waited_on(const Trace& trace, const ExecutionResult& result, const RendezvousTable& table) {
   std::vector<TimePs> waited(trace.ranks.size(), 0);
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    for (OpIndex i = 0; i < trace.ranks[r].ops.size(); ++i) {
+    for (OpIndex i = 0; i < trace.ops(r).size(); ++i) {
       const Rendezvous& meet = table[r][i];
       if (meet.last_arrival.rank == r) continue;
       const OpTiming& t = result.ranks[r].ops[i];

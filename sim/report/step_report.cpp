@@ -87,7 +87,7 @@ StepReport build_step_report(const Trace& trace, const ExecutionResult& result, 
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
     report.per_rank.push_back(rank_breakdown(trace, result, rendezvous, r));
     compute[trace.gpu_index(r)] = report.per_rank.back().compute();
-    report.ops += trace.ranks[r].ops.size();
+    report.ops += trace.ops(r).size();
   }
   report.mean = mean_breakdown(report.per_rank);
   add_throughput(trace, system, catalogue, report);

@@ -59,9 +59,10 @@ TEST_CASE("a receive completes with its send and unblocks what depends on it", "
   Fixture f;
   Trace trace;
   trace.groups = {{0, 1}};
-  trace.ranks.resize(2);
-  trace.ranks[0].ops = {compute("produce", 1e12), peer("send", PeerTransfer::Side::send, 1, 1e9, {0})};
-  trace.ranks[1].ops = {peer("recv", PeerTransfer::Side::receive, 0, 1e9), compute("consume", 1e12, {0})};
+  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(2);
+  trace.programs[0] = {compute("produce", 1e12), peer("send", PeerTransfer::Side::send, 1, 1e9, {0})};
+  trace.programs[1] = {peer("recv", PeerTransfer::Side::receive, 0, 1e9), compute("consume", 1e12, {0})};
   const auto r = f.run(trace);
   const auto& send = r.ranks[0].ops[1];
   const auto& recv = r.ranks[1].ops[0];
@@ -78,9 +79,10 @@ TEST_CASE("a collective starts only when every member reaches it", "[exec]") {
   Fixture f;
   Trace trace;
   trace.groups = {{0, 1}};
-  trace.ranks.resize(2);
-  trace.ranks[0].ops = {compute("short", 1e11), all_reduce(1e8, {0})};
-  trace.ranks[1].ops = {compute("long", 1e13), all_reduce(1e8, {0})};
+  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(2);
+  trace.programs[0] = {compute("short", 1e11), all_reduce(1e8, {0})};
+  trace.programs[1] = {compute("long", 1e13), all_reduce(1e8, {0})};
   const auto r = f.run(trace);
   const TimePs late_arrival = r.ranks[1].ops[0].end;
   CHECK(r.ranks[0].ops[1].start < late_arrival);  // rank 0 arrived early and waited
@@ -93,9 +95,10 @@ TEST_CASE("ops on one stream run one at a time in list order", "[exec]") {
   Fixture f(1);
   Trace trace;
   trace.groups = {{0}};
-  trace.ranks.resize(1);
+  for (std::uint32_t r = 0; r < 1; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(1);
   // Both are ready at time 0, but the stream serialises them.
-  trace.ranks[0].ops = {compute("a", 1e12), compute("b", 1e12)};
+  trace.programs[0] = {compute("a", 1e12), compute("b", 1e12)};
   const auto r = f.run(trace);
   CHECK(r.ranks[0].ops[1].start == r.ranks[0].ops[0].end);
   CHECK(r.ranks[0].ops[0].end - r.ranks[0].ops[0].start == r.ranks[0].ops[1].end - r.ranks[0].ops[1].start);
@@ -105,8 +108,10 @@ TEST_CASE("compute and communication streams overlap", "[exec]") {
   Fixture f;
   Trace trace;
   trace.groups = {{0, 1}};
-  trace.ranks.resize(2);
-  for (auto& rank : trace.ranks) rank.ops = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
+  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(2);
+  for (auto& program : trace.programs)
+    program = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
   const auto r = f.run(trace);
   const auto& comm = r.ranks[0].ops[1];
   const auto& more = r.ranks[0].ops[2];
@@ -118,9 +123,10 @@ TEST_CASE("a collective some member never reaches is reported as a deadlock", "[
   Fixture f;
   Trace trace;
   trace.groups = {{0, 1}};
-  trace.ranks.resize(2);
-  trace.ranks[0].ops = {all_reduce(1e6)};
-  trace.ranks[1].ops = {compute("no collective here", 1e9)};
+  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(2);
+  trace.programs[0] = {all_reduce(1e6)};
+  trace.programs[1] = {compute("no collective here", 1e9)};
   CHECK_THROWS_WITH(f.run(trace), Catch::Contains("deadlocked"));
 }
 
@@ -128,8 +134,9 @@ TEST_CASE("a dependency on a later op is refused", "[exec]") {
   Fixture f(1);
   Trace trace;
   trace.groups = {{0}};
-  trace.ranks.resize(1);
-  trace.ranks[0].ops = {compute("a", 1e9, {1}), compute("b", 1e9)};
+  for (std::uint32_t r = 0; r < 1; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(1);
+  trace.programs[0] = {compute("a", 1e9, {1}), compute("b", 1e9)};
   CHECK_THROWS_WITH(f.run(trace), Catch::Contains("depends on a later op"));
 }
 
@@ -137,8 +144,9 @@ TEST_CASE("the same trace replays to identical timings", "[exec][determinism]") 
   Fixture f;
   Trace trace;
   trace.groups = {{0, 1}};
-  trace.ranks.resize(2);
-  for (auto& rank : trace.ranks) rank.ops = {compute("g", 3e11), all_reduce(7e7, {0}), all_reduce(3e7, {0})};
+  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(2);
+  for (auto& program : trace.programs) program = {compute("g", 3e11), all_reduce(7e7, {0}), all_reduce(3e7, {0})};
   const auto a = f.run(trace);
   const auto b = f.run(trace);
   for (std::size_t r = 0; r < 2; ++r) {

@@ -32,8 +32,9 @@ inline HandStep two_rank_step() {
   const CollectiveCall all_reduce{CollectiveOp::all_reduce, 0, 1e6, CommDimension::data};
   PeerTransfer send{PeerTransfer::Side::send, 1, 1e6, CommDimension::pipeline};
   PeerTransfer receive{PeerTransfer::Side::receive, 0, 1e6, CommDimension::pipeline};
-  s.trace.ranks.resize(2);
-  s.trace.ranks[0].ops = {
+  for (std::uint32_t r = 0; r < 2; ++r) s.trace.ranks.push_back(RankTrace{r, {}, {}});
+  s.trace.programs.resize(2);
+  s.trace.programs[0] = {
       make_op(Stream::compute, OpPhase::forward, ComputeWork{}),
       make_op(Stream::compute, OpPhase::backward, ComputeWork{}),
       make_op(Stream::communication, OpPhase::gradient_sync, all_reduce),
@@ -41,7 +42,7 @@ inline HandStep two_rank_step() {
       make_op(Stream::compute, OpPhase::optimizer, ComputeWork{}, {3}),
       make_op(Stream::communication, OpPhase::forward, send, {3}),
   };
-  s.trace.ranks[1].ops = {
+  s.trace.programs[1] = {
       make_op(Stream::communication, OpPhase::gradient_sync, all_reduce),
       make_op(Stream::communication, OpPhase::forward, receive),
       make_op(Stream::compute, OpPhase::forward, ComputeWork{}, {1}),

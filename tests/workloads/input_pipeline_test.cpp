@@ -106,7 +106,7 @@ TEST_CASE("a trace with storage reads and preprocessing survives a trace file", 
   const auto file = dir / "loading.yaml";
   std::ofstream(file) << run_config(kHdd, "{source: storage, preprocess_per_sample: 1 ms, workers: 4}");
   const Trace trace = load_scenario(file.string()).trace;
-  const auto& first = trace.ranks[0].ops;
+  const auto& first = trace.ops(0);
   REQUIRE(std::holds_alternative<CopyCall>(first[0].work));
   REQUIRE(std::holds_alternative<HostWork>(first[1].work));
   CHECK(std::get<HostWork>(first[1].work).seconds == Approx(2e-3));  // 8 samples over 4 workers

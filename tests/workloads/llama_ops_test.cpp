@@ -103,6 +103,6 @@ TEST_CASE("a Llama 3 70B TP8 x PP2 trace builds with no embedding tie", "[worklo
   spec.global_batch = 2;
   const Trace trace = build_parallel_trace(spec);
   REQUIRE(trace.ranks.size() == 16);
-  for (const auto& op : trace.ranks[0].ops) CHECK(op.name != "embedding.grads.all_reduce");
+  for (const auto& op : trace.ops(0)) CHECK(op.name != "embedding.grads.all_reduce");
   CHECK(trace.totals.parameters == Approx(70.55e9).epsilon(0.005));
 }

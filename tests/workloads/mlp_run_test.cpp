@@ -10,9 +10,9 @@ using namespace simctl;
 
 namespace {
 
-int compute_ops(const RankTrace& rank) {
+int compute_ops(const std::vector<Op>& rank) {
   int n = 0;
-  for (const auto& op : rank.ops) n += op.stream == Stream::compute ? 1 : 0;
+  for (const auto& op : rank) n += op.stream == Stream::compute ? 1 : 0;
   return n;
 }
 
@@ -26,7 +26,7 @@ TEST_CASE("mlp-33-512-10 DDP step is launch- and memory-bound", "[plans][mlp]") 
   CHECK(rank0[Category::compute_memory_bound] > rank0[Category::compute_bound]);
   // H100's catalogue launch overhead is 2 us; the kernels do next to nothing
   // else, so the compute time is within 2x of launches alone.
-  const double launches_s = compute_ops(run.scenario.trace.ranks[0]) * 2e-6;
+  const double launches_s = compute_ops(run.scenario.trace.ops(0)) * 2e-6;
   const double compute_s = ps_to_seconds(rank0.compute());
   CHECK(compute_s >= launches_s);
   CHECK(compute_s < 2.0 * launches_s);

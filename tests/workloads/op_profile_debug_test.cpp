@@ -12,7 +12,7 @@ TEST_CASE("profile rank 0 ops", "[.profile]") {
   const char* config = std::getenv("SIMCTL_PROFILE_CONFIG");
   if (!config) return;
   const auto run = testing::run_config(config);
-  const auto& ops = run.scenario.trace.ranks[0].ops;
+  const auto& ops = run.scenario.trace.ops(0);
   std::map<std::string, double> by_name;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     std::string name = ops[i].name;

@@ -30,7 +30,7 @@ std::string pass_key(const std::string& name) {
 // Most chunk passes whose activations one rank holds at once: a pass holds
 // them from its first forward op's start to its last backward op's end.
 int peak_held_passes(const testing::PlanRun& run, std::uint32_t rank) {
-  const auto& ops = run.scenario.trace.ranks[rank].ops;
+  const auto& ops = run.scenario.trace.ops(rank);
   const auto& timings = run.result.ranks[rank].ops;
   std::map<std::string, std::pair<TimePs, TimePs>> held;  // pass -> (first forward start, last backward end)
   for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -82,10 +82,12 @@ inline void require_same_trace(const Trace& a, const Trace& b) {
   CHECK(same_bits(a.totals.samples, b.totals.samples));
   CHECK(same_bits(a.totals.parameters, b.totals.parameters));
   for (std::size_t r = 0; r < a.ranks.size(); ++r) {
-    REQUIRE(a.ranks[r].ops.size() == b.ranks[r].ops.size());
-    for (std::size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
-      INFO("rank " << r << " op " << i << " '" << a.ranks[r].ops[i].name << "'");
-      REQUIRE(same_op(a.ranks[r].ops[i], b.ranks[r].ops[i]));
+    const auto rank = static_cast<std::uint32_t>(r);
+    const std::vector<Op> a_ops = resolved_ops(a, rank), b_ops = resolved_ops(b, rank);
+    REQUIRE(a_ops.size() == b_ops.size());
+    for (std::size_t i = 0; i < a_ops.size(); ++i) {
+      INFO("rank " << r << " op " << i << " '" << a_ops[i].name << "'");
+      REQUIRE(same_op(a_ops[i], b_ops[i]));
     }
   }
 }

@@ -45,7 +45,7 @@ TEST_CASE("awkward doubles print so that they parse back to the same bits", "[tr
   Trace trace;
   trace.totals = StepTotals{0.1 + 0.2, 1.0 / 3.0, 5e-324, 1.7976931348623157e308};
   ComputeWork work{ComputeKind::gemm, DType::fp8, 2.0 / 3.0 * 1e15, 123456789.123456789, 3, 5, 7, 11};
-  trace.ranks.push_back(RankTrace{{Op{"odd", OpPhase::other, Stream::compute, {}, work}}});
+  trace.add_rank({Op{"odd", OpPhase::other, Stream::compute, {}, work}});
   check_round_trip(trace);
 }
 
@@ -77,7 +77,7 @@ void check_bad_trace(const BadTrace& c) {
 TEST_CASE("the good fixture reads", "[trace-file]") {
   const TraceFile good = read_trace_file(source_path("tests/workloads/traces/good.json"));
   CHECK(good.trace.ranks.size() == 2);
-  CHECK(good.trace.ranks[0].ops[1].stream == Stream::communication);  // the default for a send
+  CHECK(good.trace.ops(0)[1].stream == Stream::communication);  // the default for a send
 }
 
 TEST_CASE("each kind of bad trace names its field and what is valid", "[trace-file][bad-input]") {

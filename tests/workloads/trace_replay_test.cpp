@@ -108,7 +108,7 @@ TEST_CASE("rescaling the DGX H100 DDP job from 8 to 16 ranks on 2 nodes", "[trac
   CHECK(sixteen.trace.totals.parameters == eight.trace.totals.parameters);
   REQUIRE(sixteen.trace.groups.size() == 1);
   CHECK(sixteen.trace.groups[0].size() == 16);
-  CHECK(sixteen.trace.ranks[15].ops.size() == eight.trace.ranks[7].ops.size());
+  CHECK(sixteen.trace.ops(15).size() == eight.trace.ops(7).size());
   // Weak scaling: the same work per rank, now with an all-reduce across two nodes.
   CHECK(step_time(sixteen) >= step_time(eight));
 }

@@ -1,0 +1,32 @@
+#include "sim/exec/program_shape.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace simctl {
+
+ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
+  ProgramShape shape;
+  shape.dep_count.resize(ops.size());
+  shape.dependents_start.assign(ops.size() + 1, 0);
+  for (OpIndex i = 0; i < ops.size(); ++i) {
+    for (OpIndex dep : ops[i].deps) {
+      if (dep >= i) {
+        throw std::runtime_error("rank " + std::to_string(rank) + " op " + std::to_string(i) + " ('" + ops[i].name +
+                                 "') depends on a later op " + std::to_string(dep));
+      }
+      ++shape.dependents_start[dep + 1];
+    }
+    shape.dep_count[i] = static_cast<std::uint32_t>(ops[i].deps.size());
+    shape.stream_order[stream_index(ops[i].stream)].push_back(i);
+  }
+  for (std::size_t i = 0; i < ops.size(); ++i) shape.dependents_start[i + 1] += shape.dependents_start[i];
+  shape.dependents.resize(shape.dependents_start.back());
+  std::vector<std::uint32_t> fill(shape.dependents_start.begin(), shape.dependents_start.end() - 1);
+  for (OpIndex i = 0; i < ops.size(); ++i) {
+    for (OpIndex dep : ops[i].deps) shape.dependents[fill[dep]++] = i;
+  }
+  return shape;
+}
+
+}  // namespace simctl

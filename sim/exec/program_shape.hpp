@@ -1,0 +1,28 @@
+#pragma once
+// What the executor needs to know about a program before replaying it: how
+// many dependencies each op waits for, who waits on it, and each stream's
+// order. It depends on the ops alone, so every rank bound to a program shares
+// one shape; per-rank replay state is then a few counters, not a graph.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "workloads/trace.hpp"
+
+namespace simctl {
+
+constexpr std::size_t kStreamCount = 3;
+
+constexpr std::size_t stream_index(Stream s) { return static_cast<std::size_t>(s); }
+
+struct ProgramShape {
+  std::vector<std::uint32_t> dep_count;         // per op
+  std::vector<std::uint32_t> dependents_start;  // per op, plus one: CSR offsets into dependents
+  std::vector<OpIndex> dependents;              // ops that wait for each op, grouped by op
+  std::array<std::vector<OpIndex>, kStreamCount> stream_order;
+};
+
+// Throws std::runtime_error naming `rank` if an op depends on a later one.
+ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank);
+
+}  // namespace simctl
