@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +69,8 @@ class Executor {
   void try_start_stream(std::uint32_t rank, std::size_t stream);
   void start_op(std::uint32_t rank, OpIndex op);
   void start_compute(std::uint32_t rank, OpIndex op);
+  TimePs kernel_time(const RankState& state, OpIndex op) const;
+  std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op) const;
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
   void launch_collective(std::uint32_t group, std::vector<std::pair<std::uint32_t, OpIndex>> arrived);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
