@@ -48,6 +48,15 @@ std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, con
   return orders;
 }
 
+// The ring runs with its protocol's efficiency and NVLink step latency.
+CollectiveTuning ring_tuning_for(const CollectiveTuning& tuning, Protocol protocol) {
+  const ProtocolTuning p = tuning.protocol(protocol);
+  CollectiveTuning ring_tuning = tuning;
+  ring_tuning.protocol_efficiency = p.efficiency;
+  ring_tuning.step_latency = p.nvlink_step_latency;
+  return ring_tuning;
+}
+
 }  // namespace
 
 CollectiveRunner::CollectiveRunner(Engine& engine, FlowNetwork& network, const Router& router, CollectiveTuning tuning)
@@ -57,13 +66,30 @@ CollectiveChoice CollectiveRunner::choice_for(const CollectiveRequest& request) 
   return choose_collective(request, topology(), tuning_);
 }
 
+// Bounds the plan caches: a trace with endlessly varied sizes re-plans
+// rather than growing without limit.
+constexpr std::size_t kMaxCachedPlans = 4096;
+
+CollectiveRunner::PlanKey CollectiveRunner::key_of(const CollectiveRequest& request) {
+  return {request.op, request.bytes, request.algorithm, request.protocol, request.members};
+}
+
+CollectiveChoice CollectiveRunner::cached_choice(const CollectiveRequest& request) {
+  PlanKey key = key_of(request);
+  if (auto it = choices_.find(key); it != choices_.end()) return it->second;
+  const CollectiveChoice choice = choice_for(request);
+  if (choices_.size() >= kMaxCachedPlans) choices_.clear();
+  choices_.emplace(std::move(key), choice);
+  return choice;
+}
+
 void CollectiveRunner::start(const CollectiveRequest& request, std::function<void()> on_done) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
     engine_.schedule_after(0, std::move(on_done));
     return;
   }
   // Plan now so that an unsupported request fails at the call, not inside the loop.
-  Launch launch = prepare(request, choice_for(request));
+  Launch launch = prepare(request, cached_choice(request));
   engine_.schedule_after(
       launch.latency, [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
 }
@@ -114,13 +140,14 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
   return {protocol.launch_latency, transfers(std::move(plan))};
 }
 
-CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol) {
+CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest& request, Protocol protocol) {
+  PlanKey key = key_of(request);
+  std::get<Protocol>(key) = protocol;
+  if (auto it = ring_plans_.find(key); it != ring_plans_.end()) return it->second;
   const ProtocolTuning p = tuning_.protocol(protocol);
-  CollectiveTuning ring_tuning = tuning_;
-  ring_tuning.protocol_efficiency = p.efficiency;
-  ring_tuning.step_latency = p.nvlink_step_latency;
+  const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, protocol);
   const auto orders = ring_orders(request, shape_of(request.members, topology()));
-  std::vector<RingPlan> plans;
+  auto plans = std::make_shared<std::vector<RingPlan>>();
   for (const auto& order : orders) {
     CollectiveRequest sub = request;
     sub.members = order;
@@ -132,19 +159,35 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
       const bool net = crosses_nodes(topology(), plan.order[i], plan.order[(i + 1) % n]);
       plan.sync_latency.push_back(net ? p.network_step_latency : p.nvlink_step_latency);
     }
-    plan.flow_key = next_flow_key_;
-    next_flow_key_ += kFlowKeyStride;
-    plans.push_back(std::move(plan));
+    plans->push_back(std::move(plan));
   }
-  return [this, ring_tuning, plans = std::move(plans)](std::function<void()> done) mutable {
+  if (ring_plans_.size() >= kMaxCachedPlans) ring_plans_.clear();
+  ring_plans_.emplace(std::move(key), plans);
+  return plans;
+}
+
+// Each launch takes fresh flow keys, so successive collectives still spread
+// over ECMP paths as they did when every launch planned from scratch.
+CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol) {
+  RingPlans plans = ring_plans(request, protocol);
+  std::vector<std::uint64_t> flow_keys;
+  for (std::size_t i = 0; i < plans->size(); ++i) {
+    flow_keys.push_back(next_flow_key_);
+    next_flow_key_ += kFlowKeyStride;
+  }
+  return [this, ring_tuning = ring_tuning_for(tuning_, protocol), plans = std::move(plans),
+          flow_keys = std::move(flow_keys)](std::function<void()> done) {
     const RingContext context{engine_, network_, rail_router_, ring_tuning};
-    auto each = join(plans.size(), std::move(done));
+    auto each = join(plans->size(), std::move(done));
     network_.begin_batch();
-    for (RingPlan& plan : plans) {
+    for (std::size_t i = 0; i < plans->size(); ++i) {
+      const RingPlan& plan = (*plans)[i];
       if (plan.sends.empty()) {
-        run_ring_fast(context, plan, each);
+        run_ring_fast(context, plan, flow_keys[i], each);
       } else {
-        run_ring(context, std::move(plan), each);
+        RingPlan own = plan;  // the step-by-step run consumes its plan
+        own.flow_key = flow_keys[i];
+        run_ring(context, std::move(own), each);
       }
     }
     network_.end_batch();

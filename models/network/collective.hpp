@@ -6,7 +6,10 @@
 // from the request or, when it says `automatic`, from the tuner
 // (collective_choice.hpp).
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
+#include <tuple>
 
 #include "models/network/collective_choice.hpp"
 #include "models/network/collective_request.hpp"
@@ -14,6 +17,7 @@
 #include "models/network/collective_tuning.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/network/rail_router.hpp"
+#include "models/network/ring_plan.hpp"
 #include "sim/core/engine.hpp"
 
 namespace simctl {
@@ -24,7 +28,11 @@ class CollectiveRunner {
 
   // Facts about the machine for the tuner (nodes, NVSwitch, SHARP). Without
   // them `automatic` runs the ring with Simple.
-  void set_topology(CollectiveTopology topology) { topology_ = std::move(topology); }
+  void set_topology(CollectiveTopology topology) {
+    topology_ = std::move(topology);
+    choices_.clear();  // both depend on the topology
+    ring_plans_.clear();
+  }
 
   // Starts `request` now; `on_done` runs when every rank has its result.
   // The runner, network and router must outlive the collective.
@@ -47,6 +55,15 @@ class CollectiveRunner {
     TimePs latency = 0;
     Body body;
   };
+  // A training step repeats the same collective on the same group thousands
+  // of times; the tuner's choice and the ring layout depend on nothing else,
+  // so they are worked out once per (op, size, algorithm, protocol, group).
+  using PlanKey = std::tuple<CollectiveOp, double, CollectiveAlgorithm, Protocol, std::vector<EndpointId>>;
+  using RingPlans = std::shared_ptr<const std::vector<RingPlan>>;  // flow keys unset
+  static PlanKey key_of(const CollectiveRequest& request);
+  CollectiveChoice cached_choice(const CollectiveRequest& request);
+  RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);
+
   Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice);
   Body ring_body(const CollectiveRequest& request, Protocol protocol);
   Body hierarchical_body(const CollectiveRequest& request, const CollectiveChoice& choice);
@@ -59,6 +76,8 @@ class CollectiveRunner {
   std::optional<CollectiveTopology> topology_;
   RailRouter rail_router_{router_, topology_};  // what every algorithm routes with
   std::uint64_t next_flow_key_ = 0;             // spreads successive collectives over ECMP paths
+  std::map<PlanKey, CollectiveChoice> choices_;
+  std::map<PlanKey, RingPlans> ring_plans_;
 };
 
 // nccl-tests bus bandwidth in bytes/s for a collective of `bytes` that took `elapsed`.

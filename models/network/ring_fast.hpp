@@ -17,5 +17,9 @@ namespace simctl {
 // Ring ops only (all_reduce, all_gather, reduce_scatter); throws
 // std::invalid_argument for a chain (broadcast/reduce).
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::function<void()> on_done);
+// The same with the ECMP key base given apart from the plan, so that one
+// cached plan serves many launches.
+void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
+                   std::function<void()> on_done);
 
 }  // namespace simctl
