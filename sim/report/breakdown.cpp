@@ -1,7 +1,9 @@
 #include "sim/report/breakdown.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 
 namespace simctl {
@@ -40,13 +42,18 @@ bool exchanges_pipeline_activations(const std::vector<Op>& ops) {
   });
 }
 
-std::vector<Segment> segments_of(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
-                                 std::uint32_t rank) {
+// Segments per stream, each list in time order (a stream runs one op at a
+// time, in list order), plus one list for the drain bubble.
+using StreamSegments = std::array<std::vector<Segment>, 4>;
+
+StreamSegments segments_of(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
+                           std::uint32_t rank) {
   const auto& ops = trace.ops(rank);
   const auto& timeline = result.ranks[rank];
-  std::vector<Segment> out;
+  StreamSegments lists;
   for (OpIndex i = 0; i < ops.size(); ++i) {
     const OpTiming& t = timeline.ops[i];
+    std::vector<Segment>& out = lists[static_cast<std::size_t>(ops[i].stream)];
     if (std::holds_alternative<ComputeWork>(ops[i].work)) {
       out.push_back({t.start, t.end, compute_category(ops[i], t)});
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
@@ -54,29 +61,51 @@ std::vector<Segment> segments_of(const Trace& trace, const ExecutionResult& resu
     } else if (std::holds_alternative<HostWork>(ops[i].work)) {
       out.push_back({t.start, t.end, Category::data_loading});
     } else if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
-      add_communication(call->dimension, t, rendezvous[rank][i].ready, out);
+      add_communication(call->dimension, t, rendezvous.at(rank, i).ready, out);
     } else {
-      add_communication(std::get<PeerTransfer>(ops[i].work).dimension, t, rendezvous[rank][i].ready, out);
+      add_communication(std::get<PeerTransfer>(ops[i].work).dimension, t, rendezvous.at(rank, i).ready, out);
     }
   }
   // A pipeline stage that finishes early sits out the drain of the others.
   if (exchanges_pipeline_activations(trace.ops(rank))) {
-    out.push_back({timeline.finish, result.step_time, Category::pipeline_bubble});
+    lists.back().push_back({timeline.finish, result.step_time, Category::pipeline_bubble});
   }
-  return out;
+  return lists;
 }
 
-// Sweeps the segments' boundaries; each stretch between two boundaries goes
-// to the first active category in priority order.
-TimeBreakdown sweep(const std::vector<Segment>& segments, TimePs step) {
-  std::vector<std::pair<TimePs, int>> edges;  // (time, +-(category+1))
+using Edge = std::pair<TimePs, int>;  // (time, +-(category+1))
+
+std::vector<Edge> edges_of(const std::vector<Segment>& segments) {
+  std::vector<Edge> edges;
+  edges.reserve(2 * segments.size());
   for (const Segment& s : segments) {
     if (s.end <= s.start) continue;
     const int id = static_cast<int>(s.category) + 1;
     edges.push_back({s.start, id});
     edges.push_back({s.end, -id});
   }
-  std::sort(edges.begin(), edges.end());
+  return edges;
+}
+
+// All segments' boundaries in order. Each stream's list is (nearly) sorted
+// already, so sorting them one by one and merging beats one big sort.
+std::vector<Edge> sorted_edges(const StreamSegments& lists) {
+  std::vector<Edge> merged;
+  for (const auto& segments : lists) {
+    std::vector<Edge> edges = edges_of(segments);
+    if (!std::is_sorted(edges.begin(), edges.end())) std::sort(edges.begin(), edges.end());
+    std::vector<Edge> both;
+    both.reserve(merged.size() + edges.size());
+    std::merge(merged.begin(), merged.end(), edges.begin(), edges.end(), std::back_inserter(both));
+    merged = std::move(both);
+  }
+  return merged;
+}
+
+// Sweeps the segments' boundaries; each stretch between two boundaries goes
+// to the first active category in priority order.
+TimeBreakdown sweep(const StreamSegments& segments, TimePs step) {
+  const std::vector<Edge> edges = sorted_edges(segments);
   std::array<int, kCategoryCount> active{};
   TimeBreakdown b;
   b.step = step;

@@ -1,22 +1,27 @@
 #include "sim/report/critical_path.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 
 namespace simctl {
 namespace {
 
-// prev[rank][op]: the op before it on the same stream, if any.
-std::vector<std::vector<std::optional<OpIndex>>> stream_predecessors(const Trace& trace) {
-  std::vector<std::vector<std::optional<OpIndex>>> prev(trace.ranks.size());
-  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-    const auto& ops = trace.ops(r);
-    prev[r].resize(ops.size());
-    std::map<Stream, OpIndex> last;
+constexpr OpIndex kNoOp = UINT32_MAX;
+
+// prev[program][op]: the op before it on the same stream, or kNoOp. It
+// depends on the program alone, so ranks sharing a program share it.
+std::vector<std::vector<OpIndex>> stream_predecessors(const Trace& trace) {
+  std::vector<std::vector<OpIndex>> prev(trace.programs.size());
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    const auto& ops = trace.programs[p];
+    prev[p].assign(ops.size(), kNoOp);
+    std::array<OpIndex, 3> last{kNoOp, kNoOp, kNoOp};
     for (OpIndex i = 0; i < ops.size(); ++i) {
-      if (auto it = last.find(ops[i].stream); it != last.end()) prev[r][i] = it->second;
-      last[ops[i].stream] = i;
+      OpIndex& on_stream = last[static_cast<std::size_t>(ops[i].stream)];
+      prev[p][i] = on_stream;
+      on_stream = i;
     }
   }
   return prev;
@@ -59,8 +64,9 @@ OpRef last_finishing(const ExecutionResult& result) {
 
 // What gated `ref`'s start: the latest-ending of its deps and stream predecessor.
 std::optional<OpRef> gate_of(const Trace& trace, const ExecutionResult& result,
-                             const std::vector<std::vector<std::optional<OpIndex>>>& prev, OpRef ref) {
-  std::optional<OpIndex> best = prev[ref.rank][ref.op];
+                             const std::vector<std::vector<OpIndex>>& prev, OpRef ref) {
+  std::optional<OpIndex> best;
+  if (const OpIndex before = prev[trace.ranks[ref.rank].program][ref.op]; before != kNoOp) best = before;
   const auto& timeline = result.ranks[ref.rank].ops;
   for (OpIndex d : trace.ops(ref.rank)[ref.op].deps) {
     if (!best || timeline[d].end > timeline[*best].end) best = d;
@@ -90,7 +96,7 @@ CriticalPath critical_path(const Trace& trace, const ExecutionResult& result, co
   budget = trace.op_count();
   while (current && budget-- > 0) {
     const OpTiming& t = result.ranks[current->rank].ops[current->op];
-    const Rendezvous& rv = rendezvous[current->rank][current->op];
+    const Rendezvous rv = rendezvous.at(current->rank, current->op);
     const TimePs start = std::min(std::max(rv.ready, t.start), t.end);
     path.gaps += std::max<TimePs>(0, reached - t.end);
     path.ops.push_back({*current, trace.ops(current->rank)[current->op].name, resource_of(trace, *current), start,

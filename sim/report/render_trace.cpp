@@ -79,7 +79,7 @@ json render_trace(const RunView& run) {
   for (std::uint32_t r = 0; r < run.trace.ranks.size(); ++r) {
     add_rank_tracks(run, r, events);
     for (OpIndex i = 0; i < run.trace.ops(r).size(); ++i) {
-      events.push_back(op_event(run, rendezvous[r][i], r, i));
+      events.push_back(op_event(run, rendezvous.at(r, i), r, i));
     }
   }
   add_link_counters(run, events);

@@ -6,14 +6,16 @@
 namespace simctl {
 namespace {
 
-// Ops of one rank in the order they started (ties: list order), which is the
-// order the executor saw them arrive.
-std::vector<OpIndex> arrival_order(const RankTimeline& timeline) {
-  std::vector<OpIndex> order(timeline.ops.size());
-  for (OpIndex i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
+bool is_rendezvous(const Op& op) {
+  return std::holds_alternative<CollectiveCall>(op.work) || std::holds_alternative<PeerTransfer>(op.work);
+}
+
+// A rank's collectives and transfers in the order they started (ties: list
+// order), which is the order the executor saw them arrive.
+std::vector<OpIndex> arrival_order(std::vector<OpIndex> ops, const RankTimeline& timeline) {
+  std::stable_sort(ops.begin(), ops.end(),
                    [&](OpIndex a, OpIndex b) { return timeline.ops[a].start < timeline.ops[b].start; });
-  return order;
+  return ops;
 }
 
 // Everyone in `parties` is ready once the last of them has started.
@@ -24,34 +26,70 @@ void settle(const std::vector<OpRef>& parties, const ExecutionResult& result, Re
     if (result.ranks[p.rank].ops[p.op].start > result.ranks[last.rank].ops[last.op].start) last = p;
   }
   const TimePs ready = result.ranks[last.rank].ops[last.op].start;
-  for (const OpRef& p : parties) table[p.rank][p.op] = Rendezvous{ready, last};
+  for (const OpRef& p : parties) table.meeting(p.rank, p.op) = Rendezvous{ready, last};
 }
 
 }  // namespace
 
+RendezvousTable::RendezvousTable(const Trace& trace, const ExecutionResult& result)
+    : trace_(&trace), result_(&result), position_(trace.programs.size()), meeting_ops_(trace.programs.size()) {
+  for (std::size_t p = 0; p < trace.programs.size(); ++p) {
+    const auto& ops = trace.programs[p];
+    position_[p].assign(ops.size(), kNone);
+    for (OpIndex i = 0; i < ops.size(); ++i) {
+      if (!is_rendezvous(ops[i])) continue;
+      position_[p][i] = static_cast<std::uint32_t>(meeting_ops_[p].size());
+      meeting_ops_[p].push_back(i);
+    }
+  }
+  meetings_.resize(trace.ranks.size());
+  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+    for (OpIndex i : meeting_ops(r)) meetings_[r].push_back({result.ranks[r].ops[i].start, OpRef{r, i}});
+  }
+}
+
+const std::vector<OpIndex>& RendezvousTable::meeting_ops(std::uint32_t rank) const {
+  return meeting_ops_[trace_->ranks[rank].program];
+}
+
+Rendezvous& RendezvousTable::meeting(std::uint32_t rank, OpIndex op) {
+  return meetings_[rank][position_[trace_->ranks[rank].program][op]];
+}
+
+Rendezvous RendezvousTable::at(std::uint32_t rank, OpIndex op) const {
+  const std::uint32_t position = position_[trace_->ranks[rank].program][op];
+  if (position == kNone) return {result_->ranks[rank].ops[op].start, OpRef{rank, op}};
+  return meetings_[rank][position];
+}
+
 RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result) {
-  RendezvousTable table(trace.ranks.size());
-  // (group, k) -> members' k-th calls; (sender, receiver) -> sends and receives.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<OpRef>> collectives;
+  RendezvousTable table(trace, result);
+  // [group][k]: the members' k-th calls; (sender, receiver): sends and receives.
+  std::vector<std::vector<std::vector<OpRef>>> collectives(trace.groups.size());
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<OpRef>, std::vector<OpRef>>> peers;
+  std::vector<std::uint32_t> calls_on_group(trace.groups.size());
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
     const auto& ops = trace.ops(r);
-    table[r].resize(ops.size());
-    std::map<std::uint32_t, std::uint32_t> calls_on_group;
-    for (OpIndex i : arrival_order(result.ranks[r])) {
-      table[r][i] = Rendezvous{result.ranks[r].ops[i].start, OpRef{r, i}};
+    std::fill(calls_on_group.begin(), calls_on_group.end(), 0);
+    for (OpIndex i : arrival_order(table.meeting_ops(r), result.ranks[r])) {
       if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
         const std::uint32_t group = trace.group(r, *call);
-        collectives[{group, calls_on_group[group]++}].push_back({r, i});
-      } else if (const auto* t = std::get_if<PeerTransfer>(&ops[i].work)) {
-        const bool send = t->side == PeerTransfer::Side::send;
-        const std::uint32_t peer = trace.peer(r, *t);
+        auto& calls = collectives.at(group);
+        const std::uint32_t k = calls_on_group[group]++;
+        if (calls.size() <= k) calls.resize(k + 1);
+        calls[k].push_back({r, i});
+      } else {
+        const auto& t = std::get<PeerTransfer>(ops[i].work);
+        const bool send = t.side == PeerTransfer::Side::send;
+        const std::uint32_t peer = trace.peer(r, t);
         auto& pair = peers[send ? std::pair{r, peer} : std::pair{peer, r}];
         (send ? pair.first : pair.second).push_back({r, i});
       }
     }
   }
-  for (const auto& [key, parties] : collectives) settle(parties, result, table);
+  for (const auto& calls : collectives) {
+    for (const auto& parties : calls) settle(parties, result, table);
+  }
   for (const auto& [key, sides] : peers) {
     const std::size_t n = std::min(sides.first.size(), sides.second.size());
     for (std::size_t k = 0; k < n; ++k) settle({sides.first[k], sides.second[k]}, result, table);
@@ -62,8 +100,8 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
 std::vector<TimePs> time_waited_on(const Trace& trace, const ExecutionResult& result, const RendezvousTable& table) {
   std::vector<TimePs> waited(trace.ranks.size(), 0);
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    for (OpIndex i = 0; i < trace.ops(r).size(); ++i) {
-      const Rendezvous& meet = table[r][i];
+    for (OpIndex i : table.meeting_ops(r)) {
+      const Rendezvous meet = table.at(r, i);
       if (meet.last_arrival.rank == r) continue;
       const OpTiming& t = result.ranks[r].ops[i];
       waited[meet.last_arrival.rank] += std::clamp(meet.ready, t.start, t.end) - t.start;

@@ -26,8 +26,27 @@ struct Rendezvous {
   OpRef last_arrival;  // the party that arrived last (the op itself when it was last or alone)
 };
 
-// Indexed [rank][op], parallel to the trace.
-using RendezvousTable = std::vector<std::vector<Rendezvous>>;
+// Only collectives and transfers meet anyone; every other op is ready when
+// it starts. The table keeps entries for the former alone (a quarter of a
+// training step's ops) and reads the result for the rest, so it is valid
+// while the trace and result it was matched on live.
+class RendezvousTable {
+ public:
+  RendezvousTable(const Trace& trace, const ExecutionResult& result);
+  Rendezvous at(std::uint32_t rank, OpIndex op) const;
+  Rendezvous& meeting(std::uint32_t rank, OpIndex op);  // a collective or transfer's entry
+  // Per program: each op's position among its program's collectives and
+  // transfers, or kNone; and those ops in list order.
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  const std::vector<OpIndex>& meeting_ops(std::uint32_t rank) const;
+
+ private:
+  const Trace* trace_;
+  const ExecutionResult* result_;
+  std::vector<std::vector<std::uint32_t>> position_;  // [program][op]
+  std::vector<std::vector<OpIndex>> meeting_ops_;     // [program]
+  std::vector<std::vector<Rendezvous>> meetings_;     // [rank][position]
+};
 
 RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result);
 

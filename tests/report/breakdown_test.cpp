@@ -22,12 +22,12 @@ TEST_CASE("interval union and difference", "[report]") {
 TEST_CASE("a collective is ready when its last member arrives; a receive when its send is posted", "[report]") {
   const auto step = testing::two_rank_step();
   const RendezvousTable table = match_rendezvous(step.trace, step.result);
-  CHECK(table[0][2].ready == 35);
-  CHECK(table[0][2].last_arrival == OpRef{1, 0});
-  CHECK(table[1][0].ready == 35);
-  CHECK(table[1][1].ready == 80);
-  CHECK(table[1][1].last_arrival == OpRef{0, 5});
-  CHECK(table[0][0].ready == 0);  // compute: its own start
+  CHECK(table.at(0, 2).ready == 35);
+  CHECK(table.at(0, 2).last_arrival == OpRef{1, 0});
+  CHECK(table.at(1, 0).ready == 35);
+  CHECK(table.at(1, 1).ready == 80);
+  CHECK(table.at(1, 1).last_arrival == OpRef{0, 5});
+  CHECK(table.at(0, 0).ready == 0);  // compute: its own start
 }
 
 TEST_CASE("rank 0: compute hides communication, copies fill gaps, the pipeline tail is bubble", "[report]") {
