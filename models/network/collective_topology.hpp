@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "models/network/path.hpp"
@@ -19,11 +20,11 @@ struct MemberPlace {
 };
 
 struct CollectiveTopology {
-  std::map<EndpointId, MemberPlace> places;
-  bool nvls = false;               // NVSwitches reduce and multicast (NVLink4 and later)
-  bool sharp = false;              // network switches reduce (InfiniBand SHARP)
-  double intra_bytes_per_s = 0.0;  // one GPU's effective rate into its node's fabric
-  double inter_bytes_per_s = 0.0;  // one GPU's effective share of its NIC
+  std::unordered_map<EndpointId, MemberPlace> places;  // looked up per transfer, never iterated
+  bool nvls = false;                                   // NVSwitches reduce and multicast (NVLink4 and later)
+  bool sharp = false;                                  // network switches reduce (InfiniBand SHARP)
+  double intra_bytes_per_s = 0.0;                      // one GPU's effective rate into its node's fabric
+  double inter_bytes_per_s = 0.0;                      // one GPU's effective share of its NIC
   TimePs intra_hop_latency = 0;
   TimePs inter_path_latency = 0;
   // The switch that reduces for a group of GPUs in different nodes (SHARP):

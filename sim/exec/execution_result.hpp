@@ -2,6 +2,7 @@
 // What one replay of a trace produced: when every op ran, and the counters
 // the report turns into breakdowns and bottlenecks. Plain data, no behaviour.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -11,12 +12,16 @@ namespace simctl {
 struct OpTiming {
   TimePs start = 0;
   TimePs end = 0;
-  bool memory_bound = false;  // compute ops only: the roofline's memory side won
 };
 
 struct RankTimeline {
-  std::vector<OpTiming> ops;  // parallel to RankTrace::ops
-  TimePs finish = 0;          // end of the rank's last op
+  std::vector<OpTiming> ops;  // parallel to the rank's ops
+  // Per op, whether the roofline's memory side won (compute ops only). It
+  // depends on the program and the GPU type alone, so ranks alike share one.
+  std::shared_ptr<const std::vector<bool>> memory_bound;
+  TimePs finish = 0;  // end of the rank's last op
+
+  bool is_memory_bound(std::size_t op) const { return memory_bound && (*memory_bound)[op]; }
 };
 
 struct LinkUsage {

@@ -23,12 +23,12 @@ const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const
   const std::vector<Op>& ops = trace_.programs[program];
   KernelTimes& k = at->second;
   k.time.assign(ops.size(), 0);
-  k.memory_bound.assign(ops.size(), false);
+  k.memory_bound = std::make_shared<std::vector<bool>>(ops.size(), false);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     if (const auto* work = std::get_if<ComputeWork>(&ops[i].work)) {
       const ComputeEstimate estimate = estimate_compute(gpu, *work);
       k.time[i] = estimate.time;
-      k.memory_bound[i] = estimate.memory_bound;
+      (*k.memory_bound)[i] = estimate.memory_bound;
     }
   }
   return k;
@@ -51,6 +51,7 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.unfinished_deps = shape->dep_count;
   state.next_collective.assign(binding.groups.empty() ? trace_.groups.size() : binding.groups.size(), 0);
   result_.ranks[rank].ops.assign(state.ops->size(), OpTiming{});
+  result_.ranks[rank].memory_bound = state.kernels->memory_bound;
 }
 
 ExecutionResult Executor::run() {
@@ -146,7 +147,6 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
   auto& timings = result_.ranks[rank].ops;
   TimePs end = engine_.now() + kernel_time(state, op);
-  timings[op].memory_bound = state.kernels->memory_bound[op];
   while (const auto next = chained_kernel(state, op)) {
     timings[op].end = end;
     ++state.finished;
@@ -154,7 +154,6 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
     state.unfinished_deps[*next] = 0;
     op = *next;
     timings[op].start = end;
-    timings[op].memory_bound = state.kernels->memory_bound[op];
     end += kernel_time(state, op);
   }
   result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, end);

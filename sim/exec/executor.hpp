@@ -40,7 +40,7 @@ class Executor {
   // A program's compute kernels priced on one GPU type (0 for other ops).
   struct KernelTimes {
     std::vector<TimePs> time;
-    std::vector<bool> memory_bound;
+    std::shared_ptr<std::vector<bool>> memory_bound;
   };
   struct RankState {
     const std::vector<Op>* ops = nullptr;

@@ -21,9 +21,9 @@ Category copy_category(const Op& op, const CopyCall& copy) {
   return loading ? Category::data_loading : Category::host_copy;
 }
 
-Category compute_category(const Op& op, const OpTiming& timing) {
+Category compute_category(const Op& op, bool memory_bound) {
   if (op.phase == OpPhase::optimizer) return Category::optimizer;
-  return timing.memory_bound ? Category::compute_memory_bound : Category::compute_bound;
+  return memory_bound ? Category::compute_memory_bound : Category::compute_bound;
 }
 
 // A communication op first waits for its peers, then moves bytes. Waiting
@@ -55,7 +55,7 @@ StreamSegments segments_of(const Trace& trace, const ExecutionResult& result, co
     const OpTiming& t = timeline.ops[i];
     std::vector<Segment>& out = lists[static_cast<std::size_t>(ops[i].stream)];
     if (std::holds_alternative<ComputeWork>(ops[i].work)) {
-      out.push_back({t.start, t.end, compute_category(ops[i], t)});
+      out.push_back({t.start, t.end, compute_category(ops[i], timeline.is_memory_bound(i))});
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
       out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
     } else if (std::holds_alternative<HostWork>(ops[i].work)) {

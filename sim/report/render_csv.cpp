@@ -55,8 +55,8 @@ void write_ops(const RunView& run, const std::filesystem::path& dir) {
       const std::string stream = is_host_side(ops[i]) ? "host" : std::string(stream_name(ops[i].stream));
       csv.row({std::to_string(r), std::to_string(i), field(ops[i].name), std::string(to_string(ops[i].phase)), stream,
                work_kind(ops[i]), work_dimension(ops[i]), ms(t.start), ms(std::max(t.start, rendezvous.at(r, i).ready)),
-               ms(t.end), ms(t.end - t.start), t.memory_bound ? "1" : "0", num(work_flops(ops[i])),
-               num(work_bytes(ops[i]))});
+               ms(t.end), ms(t.end - t.start), run.result.ranks[r].is_memory_bound(i) ? "1" : "0",
+               num(work_flops(ops[i])), num(work_bytes(ops[i]))});
     }
   }
 }

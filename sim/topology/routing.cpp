@@ -101,7 +101,7 @@ bool RouteCache::reachable(const SystemGraph& graph, EndpointId from, EndpointId
 
 const Path& RouteCache::route(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
                               EndpointId to) {
-  const auto key = std::make_pair(from, to);
+  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
   if (auto it = paths_.find(key); it != paths_.end()) return it->second;
   const RouteTree& t = tree(graph, from);
   if (t.cost.at(to) == RouteTree::kUnreachable) throw no_route(graph, from, to);

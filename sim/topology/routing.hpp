@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "models/network/path.hpp"
@@ -82,7 +83,8 @@ class RouteCache {
  private:
   using Pair = std::pair<EndpointId, EndpointId>;
   std::map<EndpointId, RouteTree> trees_;
-  std::map<Pair, Path> paths_;  // node-based: references stay valid
+  // Looked up for every transfer of a replay; node-based, so references stay valid.
+  std::unordered_map<std::uint64_t, Path> paths_;  // by from << 32 | to
   // The distinct ECMP paths each pair has used so far; a deque keeps
   // references valid as paths are added. Bounded by the number of
   // equal-cost paths, not by the number of flow keys.

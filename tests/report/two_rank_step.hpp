@@ -48,10 +48,11 @@ inline HandStep two_rank_step() {
       make_op(Stream::compute, OpPhase::forward, ComputeWork{}, {1}),
   };
   s.result.ranks.resize(2);
-  s.result.ranks[0].ops = {{0, 40, false},  {50, 70, true}, {30, 60, false},
-                           {75, 80, false}, {80, 90, true}, {80, 90, false}};
+  s.result.ranks[0].ops = {{0, 40}, {50, 70}, {30, 60}, {75, 80}, {80, 90}, {80, 90}};
+  s.result.ranks[0].memory_bound =
+      std::make_shared<std::vector<bool>>(std::vector<bool>{false, true, false, false, true, false});
   s.result.ranks[0].finish = 90;
-  s.result.ranks[1].ops = {{35, 60, false}, {60, 90, false}, {90, 100, false}};
+  s.result.ranks[1].ops = {{35, 60}, {60, 90}, {90, 100}};
   s.result.ranks[1].finish = 100;
   s.result.step_time = 100;
   return s;
