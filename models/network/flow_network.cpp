@@ -2,11 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
-#include <set>
 #include <stdexcept>
-
-#include "models/network/max_min_fair.hpp"
 
 namespace simctl {
 
@@ -32,19 +28,44 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   for (LinkId link : path.links) {
     if (link >= links_.size()) throw std::out_of_range("FlowNetwork::start: path uses an unknown link");
   }
-  Flow& flow = flows_[id];
-  flow.links = path.links;
+  const std::uint32_t slot = acquire_slot();
+  Flow& flow = slots_[slot];
+  flow.id = id;
+  flow.links.assign(path.links.begin(), path.links.end());
   flow.latency = path.latency;
   flow.remaining_bytes = bytes;
+  flow.rate = 0.0;
   flow.updated_at = engine_.now();
+  flow.completion = EventId{};
   flow.on_done = std::move(on_done);
   flow.on_drained = std::move(on_drained);
+  slot_of_.insert(id, slot);
+  const FlowRef ref{id, slot};
   if (batching_) {
-    batch_.push_back(id);
+    batch_.push_back(ref);
   } else {
-    recompute(flow.links, {id});
+    recompute(flow.links, {&ref, 1});
   }
   return id;
+}
+
+std::uint32_t FlowNetwork::acquire_slot() {
+  if (free_slots_.empty()) {
+    slots_.emplace_back();
+    return static_cast<std::uint32_t>(slots_.size() - 1);
+  }
+  const std::uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  return slot;
+}
+
+void FlowNetwork::release_slot(std::uint32_t slot) {
+  Flow& flow = slots_[slot];
+  slot_of_.erase(flow.id);
+  flow.completion = EventId{};
+  flow.on_done = nullptr;
+  flow.on_drained = nullptr;
+  free_slots_.push_back(slot);
 }
 
 void FlowNetwork::begin_batch() { batching_ = true; }
@@ -52,36 +73,61 @@ void FlowNetwork::begin_batch() { batching_ = true; }
 void FlowNetwork::end_batch() {
   batching_ = false;
   if (batch_.empty()) return;
-  std::vector<FlowId> joining = std::move(batch_);
+  joining_.swap(batch_);
   batch_.clear();
-  std::vector<LinkId> seeds;
-  for (FlowId id : joining) seeds.insert(seeds.end(), flows_.at(id).links.begin(), flows_.at(id).links.end());
-  std::sort(seeds.begin(), seeds.end());
-  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
-  recompute(seeds, joining);
+  // Seeds form a set: the component search dedupes them, so no sort is needed.
+  batch_seeds_.clear();
+  for (const FlowRef& ref : joining_) {
+    const auto& links = slots_[ref.slot].links;
+    batch_seeds_.insert(batch_seeds_.end(), links.begin(), links.end());
+  }
+  recompute(batch_seeds_, joining_);
+  joining_.clear();
 }
 
 double FlowNetwork::rate_of(FlowId id) const {
-  auto it = flows_.find(id);
-  return it == flows_.end() ? 0.0 : it->second.rate;
+  const std::uint32_t slot = slot_of_.find(id);
+  return slot == FlowSlotMap::kNone ? 0.0 : slots_[slot].rate;
 }
 
-// All active flows connected to `seeds` through shared links, in id order.
-std::vector<FlowId> FlowNetwork::component_of(const std::vector<LinkId>& seeds) const {
-  std::set<FlowId> found;
-  std::set<LinkId> visited;
-  std::vector<LinkId> frontier(seeds.begin(), seeds.end());
-  while (!frontier.empty()) {
-    const LinkId link = frontier.back();
-    frontier.pop_back();
-    if (!visited.insert(link).second) continue;
-    for (FlowId id : links_[link].flows) {
-      if (!found.insert(id).second) continue;
-      const Flow& flow = flows_.at(id);
-      frontier.insert(frontier.end(), flow.links.begin(), flow.links.end());
+void FlowNetwork::next_mark_epoch() {
+  // Marks from 2^32 searches ago would alias the new epoch: forget them all.
+  if (++mark_epoch_ != 0) return;
+  for (LinkState& link : links_) link.visit_mark = 0;
+  for (Flow& flow : slots_) flow.visit_mark = 0;
+  mark_epoch_ = 1;
+}
+
+void FlowNetwork::touch(LinkId link) {
+  LinkState& state = links_[link];
+  if (state.visit_mark == mark_epoch_) return;
+  state.visit_mark = mark_epoch_;
+  touched_.push_back(link);
+}
+
+// Fills component_ with all active flows connected to `seeds` through shared
+// links, in id order, and touched_ with the seeds and every link they cross.
+void FlowNetwork::collect_component(std::span<const LinkId> seeds) {
+  next_mark_epoch();
+  component_.clear();
+  touched_.clear();
+  frontier_.assign(seeds.begin(), seeds.end());
+  while (!frontier_.empty()) {
+    const LinkId link = frontier_.back();
+    frontier_.pop_back();
+    if (links_[link].visit_mark == mark_epoch_) continue;
+    touch(link);
+    for (const FlowRef& ref : links_[link].flows) {
+      Flow& flow = slots_[ref.slot];
+      if (flow.visit_mark == mark_epoch_) continue;
+      flow.visit_mark = mark_epoch_;
+      component_.push_back(ref);
+      for (LinkId next : flow.links) {
+        if (links_[next].visit_mark != mark_epoch_) frontier_.push_back(next);
+      }
     }
   }
-  return {found.begin(), found.end()};
+  std::sort(component_.begin(), component_.end(), [](const FlowRef& a, const FlowRef& b) { return a.id < b.id; });
 }
 
 void FlowNetwork::advance(Flow& flow) {
@@ -99,75 +145,86 @@ void FlowNetwork::settle_link(LinkId link) {
   state.settled_at = now;
 }
 
-void FlowNetwork::recompute(const std::vector<LinkId>& seeds, const std::vector<FlowId>& joining) {
+void FlowNetwork::recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining) {
   ++recomputations_;
   const auto wall_start = std::chrono::steady_clock::now();
   // Everything connected to the seeds is brought up to now at the old rates
-  // before any rate changes.
-  std::vector<FlowId> ids = component_of(seeds);
-  std::set<LinkId> touched(seeds.begin(), seeds.end());
-  for (FlowId id : ids) touched.insert(flows_.at(id).links.begin(), flows_.at(id).links.end());
-  for (LinkId link : touched) settle_link(link);
-  for (FlowId id : ids) advance(flows_.at(id));
-  for (FlowId id : joining) {
+  // before any rate changes. Each link and flow settles on its own, so the
+  // order of touched_ does not matter.
+  collect_component(seeds);
+  for (LinkId link : touched_) settle_link(link);
+  for (const FlowRef& ref : component_) advance(slots_[ref.slot]);
+  for (const FlowRef& ref : joining) {
     // Ids grow monotonically, so newcomers go last in every id-ordered list.
-    for (LinkId link : flows_.at(id).links) links_[link].flows.push_back(id);
-    ids.push_back(id);
-    touched.insert(flows_.at(id).links.begin(), flows_.at(id).links.end());
+    for (LinkId link : slots_[ref.slot].links) {
+      links_[link].flows.push_back(ref);
+      touch(link);
+    }
+    component_.push_back(ref);
   }
-
-  std::vector<const std::vector<LinkId>*> paths;
-  for (FlowId id : ids) paths.push_back(&flows_.at(id).links);
-  const std::vector<double> rates = max_min_fair_rates(paths, capacity_);
-  for (LinkId link : touched) links_[link].rate_sum = 0.0;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    Flow& flow = flows_.at(ids[i]);
-    // An unchanged rate keeps its completion event: no heap churn for flows
-    // that merely share a component with the change.
-    const bool changed = flow.rate != rates[i] || !flow.completion.valid();
-    flow.rate = rates[i];
-    for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
-    if (changed) reschedule(ids[i], flow);
-  }
+  solver_.clear();
+  for (const FlowRef& ref : component_) solver_.add_flow(slots_[ref.slot].links);
+  apply_rates(solver_.solve(capacity_));
   recompute_wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 }
 
-void FlowNetwork::reschedule(FlowId id, Flow& flow) {
+// Installs one rate per component_ flow. Link sums are rebuilt in flow id
+// order, so their floating-point rounding never depends on slot numbers.
+void FlowNetwork::apply_rates(const std::vector<double>& rates_bytes_per_s) {
+  for (LinkId link : touched_) links_[link].rate_sum = 0.0;
+  for (std::size_t i = 0; i < component_.size(); ++i) {
+    const std::uint32_t slot = component_[i].slot;
+    Flow& flow = slots_[slot];
+    // An unchanged rate keeps its completion event: no heap churn for flows
+    // that merely share a component with the change.
+    const bool changed = flow.rate != rates_bytes_per_s[i] || !flow.completion.valid();
+    flow.rate = rates_bytes_per_s[i];
+    for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
+    if (changed) reschedule(slot);
+  }
+}
+
+void FlowNetwork::reschedule(std::uint32_t slot) {
+  Flow& flow = slots_[slot];
   engine_.cancel(flow.completion);
   flow.completion = EventId{};
   if (!(flow.rate > 0.0)) return;  // starved for now; a later recompute reschedules it
   const TimePs drain_in = seconds_to_ps(flow.remaining_bytes / flow.rate);
-  flow.completion = engine_.schedule_after(drain_in, [this, id] { drain(id); });
+  // The slot cannot be reused before this event runs: only drain frees it, and
+  // every reschedule cancels the previous event first.
+  flow.completion = engine_.schedule_after(drain_in, [this, slot] { drain(slot); });
 }
 
-void FlowNetwork::drain(FlowId id) {
-  auto it = flows_.find(id);
-  Flow flow = std::move(it->second);
+void FlowNetwork::drain(std::uint32_t slot) {
+  Flow& flow = slots_[slot];
   for (LinkId link : flow.links) settle_link(link);
   for (LinkId link : flow.links) {
     auto& list = links_[link].flows;
-    list.erase(std::lower_bound(list.begin(), list.end(), id));
+    list.erase(
+        std::lower_bound(list.begin(), list.end(), flow.id, [](const FlowRef& ref, FlowId id) { return ref.id < id; }));
     links_[link].rate_sum = std::max(0.0, links_[link].rate_sum - flow.rate);
   }
-  flows_.erase(it);
   // The survivors that shared links with it re-expand into the freed capacity,
   // once for all flows draining at this instant (a collective's flows often
   // end together), after the ones already queued for now have run.
   drained_seeds_.insert(drained_seeds_.end(), flow.links.begin(), flow.links.end());
+  // The callbacks may start flows, which may reuse this slot or move slots_.
+  Callback on_drained = std::move(flow.on_drained);
+  Callback on_done = std::move(flow.on_done);
+  const TimePs latency = flow.latency;
+  release_slot(slot);
   if (!flush_scheduled_) {
     flush_scheduled_ = true;
     engine_.schedule_after(0, [this] { flush_drained(); });
   }
-  finish(std::move(flow.on_drained), std::move(flow.on_done), flow.latency);
+  finish(std::move(on_drained), std::move(on_done), latency);
 }
 
 void FlowNetwork::flush_drained() {
   flush_scheduled_ = false;
-  std::vector<LinkId> seeds = std::move(drained_seeds_);
+  // Seeds form a set: the component search dedupes them, so no sort is needed.
+  recompute(drained_seeds_, {});
   drained_seeds_.clear();
-  std::sort(seeds.begin(), seeds.end());
-  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
-  recompute(seeds, {});
 }
 
 void FlowNetwork::finish(Callback on_drained, Callback on_done, TimePs latency) {

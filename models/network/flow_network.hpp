@@ -6,10 +6,11 @@
 // contention around it rather than with the whole network.
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <optional>
+#include <span>
 #include <vector>
 
+#include "models/network/flow_slot_map.hpp"
+#include "models/network/max_min_fair.hpp"
 #include "models/network/path.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/core/units.hpp"
@@ -41,7 +42,7 @@ class FlowNetwork {
   void end_batch();
 
   std::size_t link_count() const { return capacity_.size(); }
-  std::size_t active_flows() const { return flows_.size(); }
+  std::size_t active_flows() const { return slot_of_.size(); }
   // Current rate of an active flow in bytes/s; 0 once it has drained.
   double rate_of(FlowId id) const;
 
@@ -59,8 +60,15 @@ class FlowNetwork {
   double recompute_wall_seconds() const { return recompute_wall_s_; }
 
  private:
+  // Where an active flow lives. Slots are reused, ids never are; every list
+  // is kept in id order, so slot numbers never affect a result.
+  struct FlowRef {
+    FlowId id;
+    std::uint32_t slot;
+  };
   struct Flow {
-    std::vector<LinkId> links;
+    FlowId id = 0;
+    std::vector<LinkId> links;  // keeps its capacity when the slot is reused
     TimePs latency = 0;
     double remaining_bytes = 0.0;
     double rate = 0.0;  // bytes per second
@@ -68,36 +76,55 @@ class FlowNetwork {
     EventId completion;
     Callback on_done;
     Callback on_drained;
+    std::uint32_t visit_mark = 0;  // == mark_epoch_: already in component_
   };
   struct LinkState {
-    std::vector<FlowId> flows;  // active flows crossing the link, in id order
-    double rate_sum = 0.0;      // bytes/s currently carried
+    std::vector<FlowRef> flows;  // active flows crossing the link, in id order
+    double rate_sum = 0.0;       // bytes/s currently carried
     double carried_bytes = 0.0;
     TimePs busy_ps = 0;
-    TimePs settled_at = 0;  // carried_bytes/busy_ps are exact up to here
+    TimePs settled_at = 0;         // carried_bytes/busy_ps are exact up to here
+    std::uint32_t visit_mark = 0;  // == mark_epoch_: already in touched_
   };
 
-  std::vector<FlowId> component_of(const std::vector<LinkId>& seeds) const;
+  std::uint32_t acquire_slot();
+  void release_slot(std::uint32_t slot);
+  void next_mark_epoch();
+  void touch(LinkId link);
+  void collect_component(std::span<const LinkId> seeds);
   void advance(Flow& flow);
   void settle_link(LinkId link);
-  void recompute(const std::vector<LinkId>& seeds, const std::vector<FlowId>& joining);
+  void recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining);
+  void apply_rates(const std::vector<double>& rates_bytes_per_s);
   void flush_drained();
-  void reschedule(FlowId id, Flow& flow);
-  void drain(FlowId id);
+  void reschedule(std::uint32_t slot);
+  void drain(std::uint32_t slot);
   void finish(Callback on_drained, Callback on_done, TimePs latency);
 
   Engine& engine_;
   std::vector<double> capacity_;  // bytes/s per directed link
   std::vector<LinkState> links_;
-  std::map<FlowId, Flow> flows_;  // ordered: every iteration is in id order
+  std::vector<Flow> slots_;  // active flows and free slots
+  std::vector<std::uint32_t> free_slots_;
+  FlowSlotMap slot_of_;  // active flows only
   FlowId next_id_ = 0;
   std::uint64_t flows_started_ = 0;
   std::uint64_t recomputations_ = 0;
   double recompute_wall_s_ = 0.0;
   bool batching_ = false;
-  std::vector<FlowId> batch_;          // started while batching, rates not yet set
+  std::vector<FlowRef> batch_;         // started while batching, rates not yet set
   std::vector<LinkId> drained_seeds_;  // links freed by drains not yet re-shared
   bool flush_scheduled_ = false;
+
+  // Scratch reused by every recompute, which runs on each flow start and
+  // drain: no allocation once the buffers have grown.
+  std::uint32_t mark_epoch_ = 0;
+  std::vector<LinkId> frontier_;
+  std::vector<LinkId> touched_;      // seeds and the links of component_
+  std::vector<FlowRef> component_;   // the flows being re-shared, in id order
+  std::vector<FlowRef> joining_;     // end_batch's newcomers
+  std::vector<LinkId> batch_seeds_;  // end_batch's seeds
+  MaxMinFairSolver solver_;
 };
 
 }  // namespace simctl

@@ -1,92 +1,123 @@
 #include "models/network/max_min_fair.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <functional>
-#include <queue>
 
 namespace simctl {
 
-namespace {
-
-// Per-link bookkeeping over the links this problem touches, in local indices.
-struct LinkState {
-  LinkId id = 0;
-  double remaining = 0.0;  // capacity not yet given to fixed flows
-  int unfixed = 0;         // crossings by flows whose rate is still open
-  std::vector<int> flows;  // flows crossing this link (one entry per crossing)
-};
-
-std::vector<LinkState> gather_links(const std::vector<const std::vector<LinkId>*>& flow_links,
-                                    const std::vector<double>& capacity, std::vector<std::vector<int>>& local_of) {
-  std::vector<LinkId> ids;
-  for (const auto* links : flow_links) ids.insert(ids.end(), links->begin(), links->end());
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::vector<LinkState> state(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) state[i] = LinkState{ids[i], capacity.at(ids[i]), 0, {}};
-  local_of.assign(flow_links.size(), {});
-  for (std::size_t f = 0; f < flow_links.size(); ++f) {
-    for (LinkId id : *flow_links[f]) {
-      const auto local = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
-      local_of[f].push_back(local);
-      state[local].flows.push_back(static_cast<int>(f));
-      ++state[local].unfixed;
-    }
+void MaxMinFairSolver::next_epoch() {
+  // Stamps from 2^32 problems ago would alias the new epoch: forget them all.
+  if (++epoch_ == 0) {
+    std::fill(link_stamp_.begin(), link_stamp_.end(), 0u);
+    epoch_ = 1;
   }
-  return state;
 }
 
-double share_of(const LinkState& link) { return std::max(0.0, link.remaining) / link.unfixed; }
+void MaxMinFairSolver::clear() {
+  next_epoch();
+  flow_begin_.assign(1, 0u);
+  flow_links_.clear();
+  link_id_.clear();
+}
 
-// Candidate bottlenecks, smallest share first (ties: lowest link id). A
-// link's share never falls as flows are fixed (each fixed flow takes the
-// current minimum, at most the link's own share), so entries go stale only
-// upwards and are re-pushed with a new version when their link changes.
-struct Candidate {
-  double share;
-  int link;
-  std::uint32_t version;
-  bool operator>(const Candidate& o) const { return share != o.share ? share > o.share : link > o.link; }
-};
-using CandidateQueue = std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>>;
+std::uint32_t MaxMinFairSolver::local_index(LinkId link) {
+  if (link >= local_of_link_.size()) {
+    const std::size_t size = std::max<std::size_t>(std::size_t{link} + 1, 2 * local_of_link_.size());
+    local_of_link_.resize(size, 0u);
+    link_stamp_.resize(size, 0u);
+  }
+  if (link_stamp_[link] != epoch_) {
+    link_stamp_[link] = epoch_;
+    local_of_link_[link] = static_cast<std::uint32_t>(link_id_.size());
+    link_id_.push_back(link);
+  }
+  return local_of_link_[link];
+}
 
-}  // namespace
+void MaxMinFairSolver::add_flow(std::span<const LinkId> links) {
+  for (LinkId link : links) flow_links_.push_back(local_index(link));
+  flow_begin_.push_back(static_cast<std::uint32_t>(flow_links_.size()));
+}
+
+// Builds the link -> flows CSR. Each link lists its flows in flow order, once
+// per crossing: the order in which fixing a bottleneck subtracts from the
+// other links, which the floating-point results depend on.
+void MaxMinFairSolver::index_link_flows() {
+  const std::size_t link_count = link_id_.size();
+  const std::size_t flow_count = flow_begin_.size() - 1;
+  unfixed_.assign(link_count, 0);
+  for (std::uint32_t local : flow_links_) ++unfixed_[local];
+  link_begin_.resize(link_count + 1);
+  link_begin_[0] = 0;
+  for (std::size_t l = 0; l < link_count; ++l) link_begin_[l + 1] = link_begin_[l] + unfixed_[l];
+  fill_cursor_.assign(link_begin_.begin(), link_begin_.end() - 1);
+  link_flows_.resize(flow_links_.size());
+  for (std::uint32_t f = 0; f < flow_count; ++f) {
+    for (std::uint32_t i = flow_begin_[f]; i < flow_begin_[f + 1]; ++i) link_flows_[fill_cursor_[flow_links_[i]]++] = f;
+  }
+}
+
+void MaxMinFairSolver::push_candidate(std::uint32_t local) {
+  const double share = std::max(0.0, remaining_bytes_per_s_[local]) / unfixed_[local];
+  heap_.push_back({share, link_id_[local], local, version_[local]});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+}
+
+// Fixes every still-open flow crossing `bottleneck` at `share` and takes that
+// rate off each link it crosses (twice for a link crossed twice).
+void MaxMinFairSolver::fix_flows_of(std::uint32_t bottleneck, double share) {
+  ++round_;
+  changed_.clear();
+  for (std::uint32_t i = link_begin_[bottleneck]; i < link_begin_[bottleneck + 1]; ++i) {
+    const std::uint32_t f = link_flows_[i];
+    if (rate_bytes_per_s_[f] >= 0.0) continue;
+    rate_bytes_per_s_[f] = share;
+    for (std::uint32_t j = flow_begin_[f]; j < flow_begin_[f + 1]; ++j) {
+      const std::uint32_t l = flow_links_[j];
+      remaining_bytes_per_s_[l] -= share;
+      --unfixed_[l];
+      if (changed_stamp_[l] != round_) {
+        changed_stamp_[l] = round_;
+        changed_.push_back(l);
+      }
+    }
+  }
+  // A link's share never falls as flows are fixed (each fixed flow takes the
+  // current minimum, at most the link's own share), so older heap entries go
+  // stale only upwards; the version tells them apart.
+  for (std::uint32_t l : changed_) {
+    ++version_[l];
+    if (unfixed_[l] > 0) push_candidate(l);
+  }
+}
+
+const std::vector<double>& MaxMinFairSolver::solve(const std::vector<double>& capacity_bytes_per_s) {
+  const std::size_t link_count = link_id_.size();
+  remaining_bytes_per_s_.resize(link_count);
+  for (std::size_t l = 0; l < link_count; ++l) remaining_bytes_per_s_[l] = capacity_bytes_per_s.at(link_id_[l]);
+  index_link_flows();
+  version_.assign(link_count, 0u);
+  changed_stamp_.assign(link_count, 0u);
+  round_ = 0;
+  rate_bytes_per_s_.assign(flow_begin_.size() - 1, -1.0);
+  heap_.clear();
+  for (std::uint32_t l = 0; l < link_count; ++l) push_candidate(l);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    const Candidate top = heap_.back();
+    heap_.pop_back();
+    if (top.version != version_[top.local] || unfixed_[top.local] == 0) continue;
+    fix_flows_of(top.local, top.share);
+  }
+  return rate_bytes_per_s_;
+}
 
 std::vector<double> max_min_fair_rates(const std::vector<const std::vector<LinkId>*>& flow_links,
                                        const std::vector<double>& capacity_bytes_per_s) {
-  std::vector<std::vector<int>> local_of;
-  std::vector<LinkState> links = gather_links(flow_links, capacity_bytes_per_s, local_of);
-  std::vector<double> rate(flow_links.size(), -1.0);  // -1: not yet fixed
-  std::vector<std::uint32_t> version(links.size(), 0);
-  CandidateQueue queue;
-  for (std::size_t i = 0; i < links.size(); ++i) queue.push({share_of(links[i]), static_cast<int>(i), 0});
-  std::vector<int> changed;
-  while (!queue.empty()) {
-    const Candidate top = queue.top();
-    queue.pop();
-    LinkState& b = links[top.link];
-    if (top.version != version[top.link] || b.unfixed == 0) continue;
-    const double share = top.share;
-    changed.clear();
-    for (int f : b.flows) {
-      if (rate[f] >= 0.0) continue;
-      rate[f] = share;
-      // A flow crossing a link twice uses its capacity twice.
-      for (int l : local_of[f]) {
-        links[l].remaining -= share;
-        --links[l].unfixed;
-        changed.push_back(l);
-      }
-    }
-    std::sort(changed.begin(), changed.end());
-    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
-    for (int l : changed) {
-      ++version[l];
-      if (links[l].unfixed > 0) queue.push({share_of(links[l]), l, version[l]});
-    }
-  }
-  return rate;
+  MaxMinFairSolver solver;
+  solver.clear();
+  for (const auto* links : flow_links) solver.add_flow(*links);
+  return solver.solve(capacity_bytes_per_s);
 }
 
 }  // namespace simctl

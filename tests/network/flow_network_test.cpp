@@ -151,3 +151,25 @@ TEST_CASE("flow network runs are deterministic", "[network][flow]") {
   };
   CHECK(run_once() == run_once());
 }
+
+TEST_CASE("flows that reuse drained flows' storage keep their own ids and rates", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(2, 100 * kGBps));
+  // Waves of flows: each wave starts after the previous one drained, so its
+  // flows take over the freed storage; ids still grow and drained ids read 0.
+  std::vector<FlowId> previous;
+  for (int wave = 0; wave < 5; ++wave) {
+    engine.schedule_at(wave * 100 * kPsPerMs, [&, wave] {
+      for (FlowId id : previous) CHECK(net.rate_of(id) == 0.0);
+      previous.clear();
+      for (int k = 0; k <= wave; ++k) previous.push_back(net.start(path_of({LinkId(k % 2)}), 1e9, [] {}));
+      CHECK(net.active_flows() == static_cast<std::size_t>(wave + 1));
+      for (std::size_t k = 1; k < previous.size(); ++k) CHECK(previous[k] > previous[k - 1]);
+      const int on_link0 = (wave + 2) / 2;
+      CHECK(net.rate_of(previous[0]) == Approx(100 * kGBps / on_link0));
+    });
+  }
+  engine.run();
+  CHECK(net.active_flows() == 0);
+  CHECK(net.flows_started() == 15);
+}
