@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 namespace simctl {
 
@@ -36,7 +37,7 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   flow.remaining_bytes = bytes;
   flow.rate = 0.0;
   flow.updated_at = engine_.now();
-  flow.completion = EventId{};
+  flow.group = kNoGroup;
   flow.on_done = std::move(on_done);
   flow.on_drained = std::move(on_drained);
   slot_of_.insert(id, slot);
@@ -62,7 +63,7 @@ std::uint32_t FlowNetwork::acquire_slot() {
 void FlowNetwork::release_slot(std::uint32_t slot) {
   Flow& flow = slots_[slot];
   slot_of_.erase(flow.id);
-  flow.completion = EventId{};
+  flow.group = kNoGroup;
   flow.on_done = nullptr;
   flow.on_drained = nullptr;
   free_slots_.push_back(slot);
@@ -177,22 +178,66 @@ void FlowNetwork::apply_rates(const std::vector<double>& rates_bytes_per_s) {
     Flow& flow = slots_[slot];
     // An unchanged rate keeps its completion event: no heap churn for flows
     // that merely share a component with the change.
-    const bool changed = flow.rate != rates_bytes_per_s[i] || !flow.completion.valid();
+    const bool changed = flow.rate != rates_bytes_per_s[i] || flow.group == kNoGroup;
     flow.rate = rates_bytes_per_s[i];
     for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
     if (changed) reschedule(slot);
   }
+  schedule_due();
 }
 
 void FlowNetwork::reschedule(std::uint32_t slot) {
-  Flow& flow = slots_[slot];
-  engine_.cancel(flow.completion);
-  flow.completion = EventId{};
+  leave_group(slot);
+  const Flow& flow = slots_[slot];
   if (!(flow.rate > 0.0)) return;  // starved for now; a later recompute reschedules it
-  const TimePs drain_in = seconds_to_ps(flow.remaining_bytes / flow.rate);
-  // The slot cannot be reused before this event runs: only drain frees it, and
-  // every reschedule cancels the previous event first.
-  flow.completion = engine_.schedule_after(drain_in, [this, slot] { drain(slot); });
+  due_.push_back({engine_.now() + seconds_to_ps(flow.remaining_bytes / flow.rate), slot});
+}
+
+void FlowNetwork::leave_group(std::uint32_t slot) {
+  const std::uint32_t g = std::exchange(slots_[slot].group, kNoGroup);
+  if (g == kNoGroup) return;
+  CompletionGroup& group = groups_[g];
+  if (--group.live > 0 || !group.event.valid()) return;
+  engine_.cancel(group.event);
+  free_groups_.push_back(g);
+}
+
+// One event per distinct drain time. Within this recompute every event is
+// scheduled back to back, so a group drains its flows in the order their
+// own events would have run, and nothing else can fall between them.
+void FlowNetwork::schedule_due() {
+  std::stable_sort(due_.begin(), due_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < due_.size();) {
+    std::uint32_t g = 0;
+    if (free_groups_.empty()) {
+      g = static_cast<std::uint32_t>(groups_.size());
+      groups_.emplace_back();
+    } else {
+      g = free_groups_.back();
+      free_groups_.pop_back();
+    }
+    CompletionGroup& group = groups_[g];
+    group.members.clear();
+    const TimePs at = due_[i].first;
+    for (; i < due_.size() && due_[i].first == at; ++i) {
+      group.members.push_back(due_[i].second);
+      slots_[due_[i].second].group = g;
+    }
+    group.live = static_cast<std::uint32_t>(group.members.size());
+    group.event = engine_.schedule_at(at, [this, g] { fire(g); });
+  }
+  due_.clear();
+}
+
+// Drains the members still in the group; a member's callbacks may start
+// flows that re-share (and so reschedule) the members after it.
+void FlowNetwork::fire(std::uint32_t g) {
+  groups_[g].event = EventId{};
+  for (std::size_t k = 0; k < groups_[g].members.size(); ++k) {
+    const std::uint32_t slot = groups_[g].members[k];
+    if (slots_[slot].group == g) drain(slot);
+  }
+  free_groups_.push_back(g);
 }
 
 void FlowNetwork::drain(std::uint32_t slot) {

@@ -73,10 +73,18 @@ class FlowNetwork {
     double remaining_bytes = 0.0;
     double rate = 0.0;  // bytes per second
     TimePs updated_at = 0;
-    EventId completion;
+    std::uint32_t group = kNoGroup;  // its completion group while it has a drain time
     Callback on_done;
     Callback on_drained;
     std::uint32_t visit_mark = 0;  // == mark_epoch_: already in component_
+  };
+  static constexpr std::uint32_t kNoGroup = UINT32_MAX;
+  // Flows that drain at the same instant (the edges of a collective's ring,
+  // say) share one engine event; a flow whose rate changes leaves its group.
+  struct CompletionGroup {
+    EventId event;  // invalid once firing
+    std::uint32_t live = 0;
+    std::vector<std::uint32_t> members;  // flow slots, in flow id order
   };
   struct LinkState {
     std::vector<FlowRef> flows;  // active flows crossing the link, in id order
@@ -98,6 +106,9 @@ class FlowNetwork {
   void apply_rates(const std::vector<double>& rates_bytes_per_s);
   void flush_drained();
   void reschedule(std::uint32_t slot);
+  void leave_group(std::uint32_t slot);
+  void schedule_due();
+  void fire(std::uint32_t group);
   void drain(std::uint32_t slot);
   void finish(Callback on_drained, Callback on_done, TimePs latency);
 
@@ -125,6 +136,9 @@ class FlowNetwork {
   std::vector<FlowRef> joining_;     // end_batch's newcomers
   std::vector<LinkId> batch_seeds_;  // end_batch's seeds
   MaxMinFairSolver solver_;
+  std::vector<std::pair<TimePs, std::uint32_t>> due_;  // (drain time, slot) set by this recompute
+  std::vector<CompletionGroup> groups_;
+  std::vector<std::uint32_t> free_groups_;
 };
 
 }  // namespace simctl

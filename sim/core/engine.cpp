@@ -1,8 +1,13 @@
 #include "sim/core/engine.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace simctl {
+
+namespace {
+constexpr std::size_t kArity = 4;
+}
 
 std::uint32_t Engine::acquire_slot() {
   if (!free_slots_.empty()) {
@@ -22,14 +27,60 @@ void Engine::release_slot(std::uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
+void Engine::place(std::size_t index, const Entry& entry) {
+  heap_[index] = entry;
+  slots_[entry.slot].heap_index = static_cast<std::uint32_t>(index);
+}
+
+void Engine::sift_up(std::size_t index) {
+  const Entry entry = heap_[index];
+  while (index > 0) {
+    const std::size_t parent = (index - 1) / kArity;
+    if (!earlier(entry, heap_[parent])) break;
+    place(index, heap_[parent]);
+    index = parent;
+  }
+  place(index, entry);
+}
+
+void Engine::sift_down(std::size_t index) {
+  const Entry entry = heap_[index];
+  const std::size_t n = heap_.size();
+  while (true) {
+    const std::size_t first = kArity * index + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t last = std::min(first + kArity, n);
+    for (std::size_t c = first + 1; c < last; ++c) {
+      if (earlier(heap_[c], heap_[best])) best = c;
+    }
+    if (!earlier(heap_[best], entry)) break;
+    place(index, heap_[best]);
+    index = best;
+  }
+  place(index, entry);
+}
+
+void Engine::remove_at(std::size_t index) {
+  const Entry moved = heap_.back();
+  heap_.pop_back();
+  if (index == heap_.size()) return;
+  heap_[index] = moved;
+  if (index > 0 && earlier(moved, heap_[(index - 1) / kArity])) {
+    sift_up(index);
+  } else {
+    sift_down(index);
+  }
+}
+
 EventId Engine::schedule_at(TimePs at, Action action) {
   if (at < now_) throw std::logic_error("Engine::schedule_at: time is in the past");
   std::uint32_t slot = acquire_slot();
   Slot& s = slots_[slot];
   s.action = std::move(action);
   s.armed = true;
-  queue_.push(Entry{at, next_sequence_++, slot});
-  ++live_;
+  heap_.push_back(Entry{at, next_sequence_++, slot});
+  sift_up(heap_.size() - 1);
   return EventId{slot, s.generation};
 }
 
@@ -37,30 +88,18 @@ bool Engine::cancel(EventId id) {
   if (!id.valid() || id.slot >= slots_.size()) return false;
   Slot& s = slots_[id.slot];
   if (!s.armed || s.generation != id.generation) return false;
-  // The queue entry stays until popped; a disarmed slot is skipped then.
-  s.armed = false;
-  s.action = nullptr;
-  --live_;
+  remove_at(s.heap_index);
+  release_slot(id.slot);
   return true;
 }
 
-bool Engine::pop_next(Entry& out) {
-  while (!queue_.empty()) {
-    out = queue_.top();
-    queue_.pop();
-    if (slots_[out.slot].armed) return true;
-    release_slot(out.slot);
-  }
-  return false;
-}
-
 bool Engine::step() {
-  Entry entry{};
-  if (!pop_next(entry)) return false;
+  if (heap_.empty()) return false;
+  const Entry entry = heap_.front();
+  remove_at(0);
   now_ = entry.time;
   Action action = std::move(slots_[entry.slot].action);
   release_slot(entry.slot);
-  --live_;
   ++processed_;
   action();
   return true;
@@ -72,17 +111,7 @@ void Engine::run() {
 }
 
 void Engine::run_until(TimePs until) {
-  while (!queue_.empty()) {
-    const Entry& top = queue_.top();
-    if (!slots_[top.slot].armed) {
-      std::uint32_t slot = top.slot;
-      queue_.pop();
-      release_slot(slot);
-      continue;
-    }
-    if (top.time > until) break;
-    step();
-  }
+  while (!heap_.empty() && heap_.front().time <= until) step();
   if (until > now_) now_ = until;
 }
 

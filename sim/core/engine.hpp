@@ -3,7 +3,6 @@
 // nothing about devices, links or workloads; models schedule closures on it.
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -24,7 +23,7 @@ class Engine {
 
   TimePs now() const { return now_; }
   std::uint64_t events_processed() const { return processed_; }
-  std::size_t pending() const { return live_; }
+  std::size_t pending() const { return heap_.size(); }
 
   // Schedules `action` at absolute time `at` (never earlier than now).
   // Events at the same time run in the order they were scheduled.
@@ -41,31 +40,36 @@ class Engine {
   void run_until(TimePs until);
 
  private:
+  // An indexed 4-ary min-heap on (time, sequence): a cancelled event leaves
+  // the heap at once instead of lingering until its time, so a model that
+  // reschedules often (the flow network, on every rate change) keeps the
+  // heap as small as its live events.
   struct Entry {
     TimePs time;
     std::uint64_t sequence;
     std::uint32_t slot;
   };
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-    }
-  };
   struct Slot {
     Action action;
     std::uint32_t generation = 0;
+    std::uint32_t heap_index = 0;
     bool armed = false;
   };
+  static bool earlier(const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
+  }
 
   std::uint32_t acquire_slot();
   void release_slot(std::uint32_t slot);
-  bool pop_next(Entry& out);
+  void place(std::size_t index, const Entry& entry);
+  void sift_up(std::size_t index);
+  void sift_down(std::size_t index);
+  void remove_at(std::size_t index);
 
   TimePs now_ = 0;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t processed_ = 0;
-  std::size_t live_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, Later> queue_;
+  std::vector<Entry> heap_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
 };
