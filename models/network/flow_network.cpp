@@ -247,18 +247,23 @@ void FlowNetwork::drain(std::uint32_t slot) {
     auto& list = links_[link].flows;
     list.erase(
         std::lower_bound(list.begin(), list.end(), flow.id, [](const FlowRef& ref, FlowId id) { return ref.id < id; }));
-    links_[link].rate_sum = std::max(0.0, links_[link].rate_sum - flow.rate);
+    // An emptied link carries exactly nothing (a re-share would zero it too).
+    links_[link].rate_sum = list.empty() ? 0.0 : std::max(0.0, links_[link].rate_sum - flow.rate);
   }
   // The survivors that shared links with it re-expand into the freed capacity,
   // once for all flows draining at this instant (a collective's flows often
   // end together), after the ones already queued for now have run.
-  drained_seeds_.insert(drained_seeds_.end(), flow.links.begin(), flow.links.end());
+  // A flow that shared no link leaves nothing to re-share (a collective
+  // alone on its NVLink ports): no seeds, and no flush event for it.
+  const bool shared =
+      std::any_of(flow.links.begin(), flow.links.end(), [&](LinkId link) { return !links_[link].flows.empty(); });
+  if (shared) drained_seeds_.insert(drained_seeds_.end(), flow.links.begin(), flow.links.end());
   // The callbacks may start flows, which may reuse this slot or move slots_.
   Callback on_drained = std::move(flow.on_drained);
   Callback on_done = std::move(flow.on_done);
   const TimePs latency = flow.latency;
   release_slot(slot);
-  if (!flush_scheduled_) {
+  if (shared && !flush_scheduled_) {
     flush_scheduled_ = true;
     engine_.schedule_after(0, [this] { flush_drained(); });
   }
