@@ -147,7 +147,7 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
   const ProtocolTuning p = tuning_.protocol(protocol);
   const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, protocol);
   const auto orders = ring_orders(request, shape_of(request.members, topology()));
-  auto plans = std::make_shared<std::vector<RingPlan>>();
+  auto plans = std::make_shared<std::vector<CachedRing>>();
   for (const auto& order : orders) {
     CollectiveRequest sub = request;
     sub.members = order;
@@ -155,11 +155,14 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
     RingPlan plan = plan_ring(sub, ring_tuning, false);
     if (plan.chain || ring_send_count(plan) < ring_tuning.fast_path_min_sends) fill_ring_sends(plan);
     const std::size_t n = plan.order.size();
+    std::vector<const Path*> fixed_paths;
     for (std::size_t i = 0; i < n; ++i) {
-      const bool net = crosses_nodes(topology(), plan.order[i], plan.order[(i + 1) % n]);
+      const EndpointId from = plan.order[i], to = plan.order[(i + 1) % n];
+      const bool net = crosses_nodes(topology(), from, to);
       plan.sync_latency.push_back(net ? p.network_step_latency : p.nvlink_step_latency);
+      fixed_paths.push_back(net ? nullptr : &rail_router_.route(from, to));
     }
-    plans->push_back(std::move(plan));
+    plans->push_back({std::move(plan), std::move(fixed_paths)});
   }
   if (ring_plans_.size() >= kMaxCachedPlans) ring_plans_.clear();
   ring_plans_.emplace(std::move(key), plans);
@@ -181,9 +184,9 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
     auto each = join(plans->size(), std::move(done));
     network_.begin_batch();
     for (std::size_t i = 0; i < plans->size(); ++i) {
-      const RingPlan& plan = (*plans)[i];
+      const RingPlan& plan = (*plans)[i].plan;
       if (plan.sends.empty()) {
-        run_ring_fast(context, plan, flow_keys[i], each);
+        run_ring_fast(context, plan, flow_keys[i], (*plans)[i].fixed_paths, each);
       } else {
         RingPlan own = plan;  // the step-by-step run consumes its plan
         own.flow_key = flow_keys[i];

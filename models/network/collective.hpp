@@ -59,7 +59,13 @@ class CollectiveRunner {
   // of times; the tuner's choice and the ring layout depend on nothing else,
   // so they are worked out once per (op, size, algorithm, protocol, group).
   using PlanKey = std::tuple<CollectiveOp, double, CollectiveAlgorithm, Protocol, std::vector<EndpointId>>;
-  using RingPlans = std::shared_ptr<const std::vector<RingPlan>>;  // flow keys unset
+  // A ring plan with the routes of its edges that stay inside a node, which
+  // no flow key changes (nullptr where the edge crosses nodes: ECMP decides).
+  struct CachedRing {
+    RingPlan plan;  // flow key unset
+    std::vector<const Path*> fixed_paths;
+  };
+  using RingPlans = std::shared_ptr<const std::vector<CachedRing>>;
   static PlanKey key_of(const CollectiveRequest& request);
   CollectiveChoice cached_choice(const CollectiveRequest& request);
   RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);

@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "models/network/path.hpp"
@@ -20,21 +19,27 @@ struct MemberPlace {
 };
 
 struct CollectiveTopology {
-  std::unordered_map<EndpointId, MemberPlace> places;  // looked up per transfer, never iterated
-  bool nvls = false;                                   // NVSwitches reduce and multicast (NVLink4 and later)
-  bool sharp = false;                                  // network switches reduce (InfiniBand SHARP)
-  double intra_bytes_per_s = 0.0;                      // one GPU's effective rate into its node's fabric
-  double inter_bytes_per_s = 0.0;                      // one GPU's effective share of its NIC
+  bool nvls = false;               // NVSwitches reduce and multicast (NVLink4 and later)
+  bool sharp = false;              // network switches reduce (InfiniBand SHARP)
+  double intra_bytes_per_s = 0.0;  // one GPU's effective rate into its node's fabric
+  double inter_bytes_per_s = 0.0;  // one GPU's effective share of its NIC
   TimePs intra_hop_latency = 0;
   TimePs inter_path_latency = 0;
   // The switch that reduces for a group of GPUs in different nodes (SHARP):
   // the one nearest to all of them. Empty when the fabric has none.
   std::function<std::optional<EndpointId>(const std::vector<EndpointId>&)> reduction_switch;
 
+  // Looked up for every transfer a collective routes, so indexed by endpoint.
   const MemberPlace* place(EndpointId gpu) const {
-    auto it = places.find(gpu);
-    return it == places.end() ? nullptr : &it->second;
+    return gpu < places_.size() && places_[gpu] ? &*places_[gpu] : nullptr;
   }
+  void set_place(EndpointId gpu, MemberPlace place) {
+    if (places_.size() <= gpu) places_.resize(gpu + 1);
+    places_[gpu] = std::move(place);
+  }
+
+ private:
+  std::vector<std::optional<MemberPlace>> places_;  // by endpoint; empty for non-GPUs
 };
 
 }  // namespace simctl

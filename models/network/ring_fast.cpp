@@ -28,11 +28,11 @@ TimePs pipeline_latency(int steps, int chunks, double chunk_seconds, TimePs late
 }  // namespace
 
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::function<void()> on_done) {
-  run_ring_fast(context, plan, plan.flow_key, std::move(on_done));
+  run_ring_fast(context, plan, plan.flow_key, {}, std::move(on_done));
 }
 
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
-                   std::function<void()> on_done) {
+                   std::span<const Path* const> fixed_paths, std::function<void()> on_done) {
   const std::size_t n = plan.order.size();
   if (plan.chain) throw std::invalid_argument("ring fast path: only rings where every rank sends every step");
   auto state = std::make_shared<FastRing>();
@@ -43,7 +43,8 @@ void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64
   Engine& engine = context.engine;
   context.network.begin_batch();
   for (std::size_t p = 0; p < n; ++p) {
-    const Path& path = context.router.route(plan.order[p], plan.order[(p + 1) % n], flow_key + p);
+    const Path* fixed = p < fixed_paths.size() ? fixed_paths[p] : nullptr;
+    const Path& path = fixed ? *fixed : context.router.route(plan.order[p], plan.order[(p + 1) % n], flow_key + p);
     const TimePs sync = plan.sync_latency.empty() ? context.tuning.step_latency : plan.sync_latency[p];
     const TimePs started = engine.now();
     const TimePs latency = path.latency + sync;

@@ -8,6 +8,7 @@
 // the two agree. Contention from other traffic is still shared max-min, but
 // at the flow's average rather than step by step.
 #include <functional>
+#include <span>
 
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
@@ -19,7 +20,9 @@ namespace simctl {
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::function<void()> on_done);
 // The same with the ECMP key base given apart from the plan, so that one
 // cached plan serves many launches.
+// `fixed_paths`, when not empty, gives each edge's route where no flow key
+// matters (nullptr: route it with the key).
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
-                   std::function<void()> on_done);
+                   std::span<const Path* const> fixed_paths, std::function<void()> on_done);
 
 }  // namespace simctl

@@ -17,7 +17,7 @@ const LinkSpec* first_hop(const System& system, EndpointId gpu, EndpointId to) {
 
 void add_rates(const System& system, CollectiveTopology& t) {
   for (EndpointId gpu : system.gpus()) {
-    const MemberPlace& place = t.places.at(gpu);
+    const MemberPlace& place = *t.place(gpu);
     if (place.nvswitch) {
       const LinkSpec* port = first_hop(system, gpu, *place.nvswitch);
       if (port) {
@@ -30,7 +30,7 @@ void add_rates(const System& system, CollectiveTopology& t) {
     // (PCIe to the NIC, or the NIC's port).
     const std::vector<Bandwidth> capacities = system.link_capacities();
     for (EndpointId other : system.gpus()) {
-      if (t.places.at(other).node == place.node || !system.reachable(gpu, other)) continue;
+      if (t.place(other)->node == place.node || !system.reachable(gpu, other)) continue;
       double slowest = std::numeric_limits<double>::infinity();
       for (LinkId l : system.route(gpu, other).links) slowest = std::min(slowest, capacities[l].bytes_per_s);
       t.inter_bytes_per_s = slowest;
@@ -49,7 +49,7 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
     MemberPlace place;
     place.node = system.part(gpu).node;
     place.nvswitch = system.nearest(gpu, PartKind::nvswitch);
-    t.places[gpu] = place;
+    t.set_place(gpu, place);
   }
   add_rates(system, t);
   const std::vector<EndpointId> switches = system.parts_of_kind(PartKind::network_switch);
