@@ -83,15 +83,15 @@ CollectiveChoice CollectiveRunner::cached_choice(const CollectiveRequest& reques
   return choice;
 }
 
-void CollectiveRunner::start(const CollectiveRequest& request, std::function<void()> on_done) {
+void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
-    engine_.schedule_after(0, std::move(on_done));
+    engine_.schedule_at(at, std::move(on_done));
     return;
   }
   // Plan now so that an unsupported request fails at the call, not inside the loop.
   Launch launch = prepare(request, cached_choice(request));
-  engine_.schedule_after(
-      launch.latency, [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
+  engine_.schedule_at(at + launch.latency,
+                      [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
 }
 
 void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done) {

@@ -39,7 +39,12 @@ class CollectiveRunner {
   // One member, or zero bytes, completes at once (no launch latency: NCCL
   // returns without a kernel). Throws std::invalid_argument, at the call,
   // when the algorithm cannot run the op on this group.
-  void start(const CollectiveRequest& request, std::function<void()> on_done);
+  void start(const CollectiveRequest& request, std::function<void()> on_done) {
+    start_at(engine_.now(), request, std::move(on_done));
+  }
+  // The same, with the last rank arriving at `at` (now or later): the
+  // launch latency runs from there.
+  void start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done);
 
   // NCCL send/recv: one point-to-point transfer after the Simple launch latency.
   void send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done);

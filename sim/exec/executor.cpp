@@ -101,6 +101,15 @@ void Executor::try_start_stream(std::uint32_t rank, std::size_t stream) {
   start_op(rank, op);
 }
 
+void Executor::arrive(std::uint32_t rank, OpIndex op) {
+  const Op& spec = (*ranks_[rank].ops)[op];
+  if (const auto* call = std::get_if<CollectiveCall>(&spec.work)) {
+    arrive_at_collective(rank, op, *call);
+  } else {
+    arrive_at_peer_transfer(rank, op, std::get<PeerTransfer>(spec.work));
+  }
+}
+
 void Executor::start_op(std::uint32_t rank, OpIndex op) {
   result_.ranks[rank].ops[op].start = engine_.now();
   const Op& spec = (*ranks_[rank].ops)[op];
@@ -157,7 +166,71 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
     end += kernel_time(state, op);
   }
   result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, end);
-  engine_.schedule_at(end, [this, rank, op] { finish_op(rank, op); });
+  if (closes_early(state, op)) {
+    close_early(rank, op, end);
+  } else {
+    engine_.schedule_at(end, [this, rank, op] { finish_op(rank, op); });
+  }
+}
+
+// Whether a kernel's end can be settled now, with no event at its end: all
+// it releases are collectives and transfers at the head of their idle
+// streams, which can arrive with a timestamp, and the next kernel waits for
+// one of them (so it cannot start before the end either). Everything then
+// happens at the same simulated times as event by event.
+bool Executor::closes_early(const RankState& state, OpIndex op) const {
+  const ProgramShape& shape = *state.shape;
+  const auto& compute_order = shape.stream_order[stream_index(Stream::compute)];
+  const std::size_t next_position = state.stream_head[stream_index(Stream::compute)] + 1;
+  const bool has_next = next_position < compute_order.size();
+  const OpIndex next = has_next ? compute_order[next_position] : 0;
+  bool next_waits = !has_next;
+  bool releases_any = false;
+  for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
+    const OpIndex dependent = shape.dependents[d];
+    if (has_next && dependent == next) continue;
+    const Op& spec = (*state.ops)[dependent];
+    const bool meets =
+        std::holds_alternative<CollectiveCall>(spec.work) || std::holds_alternative<PeerTransfer>(spec.work);
+    const std::size_t stream = stream_index(spec.stream);
+    const auto& order = shape.stream_order[stream];
+    const bool at_head = state.stream_head[stream] < order.size() && order[state.stream_head[stream]] == dependent;
+    if (!meets || !at_head || state.stream_busy[stream] || state.unfinished_deps[dependent] != 1) return false;
+    releases_any = true;
+    if (has_next && waits_for(shape, next, dependent)) next_waits = true;
+  }
+  return releases_any && next_waits;
+}
+
+bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependency) {
+  for (std::uint32_t d = shape.dependents_start[dependency]; d < shape.dependents_start[dependency + 1]; ++d) {
+    if (shape.dependents[d] == op) return true;
+  }
+  return false;
+}
+
+// Finishes `op` as of `end` and lets the collectives and transfers it
+// releases arrive at `end`, stream by stream as finish_op would start them.
+void Executor::close_early(std::uint32_t rank, OpIndex op, TimePs end) {
+  RankState& state = ranks_[rank];
+  result_.ranks[rank].ops[op].end = end;
+  ++state.finished;
+  ++state.stream_head[stream_index(Stream::compute)];
+  state.stream_busy[stream_index(Stream::compute)] = false;
+  const ProgramShape& shape = *state.shape;
+  std::array<std::optional<OpIndex>, kStreamCount> released;
+  for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
+    const OpIndex dependent = shape.dependents[d];
+    if (--state.unfinished_deps[dependent] == 0 && (*state.ops)[dependent].stream != Stream::compute) {
+      released[stream_index((*state.ops)[dependent].stream)] = dependent;
+    }
+  }
+  for (std::size_t s = 0; s < kStreamCount; ++s) {
+    if (!released[s]) continue;
+    state.stream_busy[s] = true;
+    result_.ranks[rank].ops[*released[s]].start = end;
+    arrive(rank, *released[s]);
+  }
 }
 
 // A collective starts only when every member has reached its k-th call in
@@ -185,7 +258,11 @@ void Executor::launch_collective(std::uint32_t group, std::vector<std::pair<std:
   request.op = call.op;
   request.bytes = call.bytes;
   for (std::uint32_t member : trace_.groups[group]) request.members.push_back(ranks_[member].endpoint);
-  collectives_->start(request, [this, arrived = std::move(arrived)] {
+  // Members may have arrived ahead of the clock (close_early): the
+  // collective starts when the last of them arrives.
+  TimePs last_arrival = engine_.now();
+  for (const auto& [rank, op] : arrived) last_arrival = std::max(last_arrival, result_.ranks[rank].ops[op].start);
+  collectives_->start_at(last_arrival, request, [this, arrived = std::move(arrived)] {
     for (const auto& [rank, op] : arrived) finish_op(rank, op);
   });
 }
@@ -219,10 +296,20 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
 void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op) {
   const auto& send = std::get<PeerTransfer>((*ranks_[sender].ops)[send_op].work);
   const Path& path = system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint);
-  network_->start(path, send.bytes, [this, sender, receiver, send_op, receive_op] {
-    finish_op(sender, send_op);
-    finish_op(receiver, receive_op);
-  });
+  auto start_flow = [this, &path, bytes = send.bytes, sender, receiver, send_op, receive_op] {
+    network_->start(path, bytes, [this, sender, receiver, send_op, receive_op] {
+      finish_op(sender, send_op);
+      finish_op(receiver, receive_op);
+    });
+  };
+  // A side that arrived ahead of the clock (close_early) starts the bytes later.
+  const TimePs both_posted =
+      std::max(result_.ranks[sender].ops[send_op].start, result_.ranks[receiver].ops[receive_op].start);
+  if (both_posted > engine_.now()) {
+    engine_.schedule_at(both_posted, start_flow);
+  } else {
+    start_flow();
+  }
 }
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {

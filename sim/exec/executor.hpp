@@ -71,6 +71,10 @@ class Executor {
   void start_compute(std::uint32_t rank, OpIndex op);
   TimePs kernel_time(const RankState& state, OpIndex op) const;
   std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op) const;
+  bool closes_early(const RankState& state, OpIndex op) const;
+  static bool waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependency);
+  void close_early(std::uint32_t rank, OpIndex op, TimePs end);
+  void arrive(std::uint32_t rank, OpIndex op);
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
   void launch_collective(std::uint32_t group, std::vector<std::pair<std::uint32_t, OpIndex>> arrived);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
