@@ -6,17 +6,22 @@ bool shards_weights(Strategy s) { return s == Strategy::zero3 || s == Strategy::
 bool shards_gradients(Strategy s) { return s == Strategy::zero2 || shards_weights(s); }
 bool shards_optimizer(Strategy s) { return s == Strategy::zero1 || shards_gradients(s); }
 
-DataParallelSync::DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group)
-    : spec_(spec), group_(dp_group), active_(spec.parallel.data > 1) {}
+DataParallelSync::DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group, std::uint32_t expert_dp_group)
+    : spec_(spec),
+      split_(spec.parallel.expert > 1),
+      dense_{dp_group, spec.parallel.data, "", 0.0, 0},
+      experts_{expert_dp_group, split_ ? spec.parallel.expert_data() : 1, "experts.", 0.0, 0} {}
 
-OpIndex DataParallelSync::collective(RankOps& ops, std::string name, OpPhase phase, CollectiveOp op, double bytes,
-                                     std::vector<OpIndex> deps) {
-  CollectiveCall call{op, group_, bytes, CommDimension::data};
+OpIndex DataParallelSync::collective(RankOps& ops, const Lane& lane, std::string name, OpPhase phase, CollectiveOp op,
+                                     double bytes, std::vector<OpIndex> deps) {
+  CollectiveCall call{op, lane.group, bytes, CommDimension::data};
   return ops.other(Op{std::move(name), phase, Stream::communication, std::move(deps), call}, std::nullopt);
 }
 
+// ZeRO-3/FSDP run without EP (the config refuses the pair), so a unit's
+// weights are all in the data-parallel group.
 void DataParallelSync::before_unit(RankOps& ops, const ModelUnit& unit, const std::string& prefix, OpPhase phase) {
-  if (!active_ || !shards_weights(spec_.strategy)) return;
+  if (!dense_.active() || !shards_weights(spec_.strategy)) return;
   // Gather this unit while the previous one computes, not earlier: FSDP's
   // prefetch keeps one unit in flight.
   std::vector<OpIndex> deps;
@@ -24,45 +29,68 @@ void DataParallelSync::before_unit(RankOps& ops, const ModelUnit& unit, const st
   prefetch_anchor_ = ops.last_compute();
   const double bytes = unit.parameters * bytes_per_element(spec_.precision);
   const std::string what = phase == OpPhase::forward ? ".weights.all_gather" : ".weights.regather";
-  CollectiveCall call{CollectiveOp::all_gather, group_, bytes, CommDimension::data};
+  CollectiveCall call{CollectiveOp::all_gather, dense_.group, bytes, CommDimension::data};
   ops.other(Op{prefix + unit.name + what, phase, Stream::communication, std::move(deps), call}, 0);
+}
+
+void DataParallelSync::unit_gradients(RankOps& ops, Lane& lane, double parameters, const std::string& name,
+                                      bool last_micro_batch) {
+  if (!lane.active() || parameters <= 0.0) return;
+  const double bytes = parameters * bytes_per_element(spec_.ddp.grad_dtype);
+  if (shards_gradients(spec_.strategy)) {
+    const std::string what = lane.prefix.empty() ? ".grads.reduce_scatter" : ".experts.grads.reduce_scatter";
+    gradient_ops_.push_back(collective(ops, lane, name + what, OpPhase::gradient_sync, CollectiveOp::reduce_scatter,
+                                       bytes, ops.deps_on_last_compute()));
+    return;
+  }
+  if (!last_micro_batch) return;
+  lane.bucket_bytes += bytes;
+  if (spec_.ddp.overlap && lane.bucket_bytes >= static_cast<double>(spec_.ddp.bucket_size_bytes)) {
+    flush_bucket(ops, lane);
+  }
 }
 
 void DataParallelSync::after_unit_backward(RankOps& ops, const ModelUnit& unit, const std::string& prefix,
                                            bool last_micro_batch) {
-  if (!active_) return;
-  const double bytes = unit.parameters * bytes_per_element(spec_.ddp.grad_dtype);
-  if (shards_gradients(spec_.strategy)) {
-    gradient_ops_.push_back(collective(ops, prefix + unit.name + ".grads.reduce_scatter", OpPhase::gradient_sync,
-                                       CollectiveOp::reduce_scatter, bytes, ops.deps_on_last_compute()));
-    return;
-  }
-  if (!last_micro_batch) return;
-  bucket_bytes_ += bytes;
-  if (spec_.ddp.overlap && bucket_bytes_ >= static_cast<double>(spec_.ddp.bucket_size_bytes)) flush_bucket(ops);
+  const std::string name = prefix + unit.name;
+  unit_gradients(ops, dense_, dense_part(unit.parameters, unit.expert_parameters), name, last_micro_batch);
+  if (split_) unit_gradients(ops, experts_, unit.expert_parameters, name, last_micro_batch);
 }
 
-void DataParallelSync::flush_bucket(RankOps& ops) {
+void DataParallelSync::flush_bucket(RankOps& ops, Lane& lane) {
   const CollectiveOp op = spec_.strategy == Strategy::zero1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  const std::string name = std::string(op == CollectiveOp::all_reduce ? "allreduce" : "reduce_scatter") + ".bucket" +
-                           std::to_string(buckets_++);
-  gradient_ops_.push_back(collective(ops, name, OpPhase::gradient_sync, op, bucket_bytes_, ops.deps_on_last_compute()));
-  bucket_bytes_ = 0.0;
+  const std::string name = lane.prefix + (op == CollectiveOp::all_reduce ? "allreduce" : "reduce_scatter") + ".bucket" +
+                           std::to_string(lane.buckets++);
+  gradient_ops_.push_back(
+      collective(ops, lane, name, OpPhase::gradient_sync, op, lane.bucket_bytes, ops.deps_on_last_compute()));
+  lane.bucket_bytes = 0.0;
 }
 
 void DataParallelSync::finish_backward(RankOps& ops) {
-  if (active_ && bucket_bytes_ > 0.0) flush_bucket(ops);
+  for (Lane* lane : {&dense_, &experts_}) {
+    if (lane->active() && lane->bucket_bytes > 0.0) flush_bucket(ops, *lane);
+  }
 }
 
-void DataParallelSync::after_optimizer(RankOps& ops, double stage_parameters, OpIndex optimizer) {
-  if (!active_ || !shards_optimizer(spec_.strategy) || shards_weights(spec_.strategy)) return;
+void DataParallelSync::after_optimizer(RankOps& ops, double parameters, double expert_parameters, OpIndex optimizer) {
+  if (!shards_optimizer(spec_.strategy) || shards_weights(spec_.strategy)) return;
   // ZeRO-1/2: every rank needs the whole updated model for the next step.
-  collective(ops, "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,
-             stage_parameters * bytes_per_element(spec_.precision), {optimizer});
+  const double dense = dense_part(parameters, expert_parameters);
+  if (dense_.active()) {
+    collective(ops, dense_, "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,
+               dense * bytes_per_element(spec_.precision), {optimizer});
+  }
+  if (split_ && experts_.active() && expert_parameters > 0.0) {
+    collective(ops, experts_, experts_.prefix + "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,
+               expert_parameters * bytes_per_element(spec_.precision), {optimizer});
+  }
 }
 
-double DataParallelSync::optimizer_share() const {
-  return shards_optimizer(spec_.strategy) ? 1.0 / static_cast<double>(spec_.parallel.data) : 1.0;
+double DataParallelSync::optimizer_parameters(double parameters, double expert_parameters) const {
+  if (!shards_optimizer(spec_.strategy)) return parameters;
+  const double dense = dense_part(parameters, expert_parameters);
+  const double expert = split_ ? expert_parameters : 0.0;
+  return dense / static_cast<double>(dense_.replicas) + expert / static_cast<double>(experts_.replicas);
 }
 
 }  // namespace simctl

@@ -11,6 +11,10 @@
 //   zero3, fsdp: weights are sharded too: each unit's weights are
 //          all-gathered before its forward and again before its backward
 //          (prefetched one unit ahead), gradients reduce-scattered per unit.
+// Under expert parallelism (expert > 1) the experts' parameters are held by
+// data / expert ranks only, so their gradients (and ZeRO's shards of them)
+// go over the expert-data-parallel group, in buckets of their own, as
+// Megatron-core's DDP keeps expert and dense buckets apart.
 #include <string>
 #include <vector>
 
@@ -21,29 +25,45 @@ namespace simctl {
 
 class DataParallelSync {
  public:
-  DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group);
+  // `expert_dp_group` is used only when the plan has expert > 1.
+  DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group, std::uint32_t expert_dp_group = 0);
 
   void before_unit(RankOps& ops, const ModelUnit& unit, const std::string& prefix, OpPhase phase);
   void after_unit_backward(RankOps& ops, const ModelUnit& unit, const std::string& prefix, bool last_micro_batch);
   // Launches what is still buffered once the stage's backward passes are done.
   void finish_backward(RankOps& ops);
-  void after_optimizer(RankOps& ops, double stage_parameters, OpIndex optimizer);
+  // `parameters` held by the rank, `expert_parameters` of them the experts'.
+  void after_optimizer(RankOps& ops, double parameters, double expert_parameters, OpIndex optimizer);
 
   // The ops the optimizer must wait for.
   const std::vector<OpIndex>& gradient_ops() const { return gradient_ops_; }
   // Parameters whose optimizer state this rank updates, of those it holds.
-  double optimizer_share() const;
+  double optimizer_parameters(double parameters, double expert_parameters) const;
 
  private:
-  OpIndex collective(RankOps& ops, std::string name, OpPhase phase, CollectiveOp op, double bytes,
+  // The ranks one kind of parameter is replicated over, and its open bucket.
+  struct Lane {
+    std::uint32_t group = 0;
+    std::int64_t replicas = 1;
+    std::string prefix;  // of its op names: "" for dense, "experts." for experts
+    double bucket_bytes = 0.0;
+    int buckets = 0;
+    bool active() const { return replicas > 1; }
+  };
+
+  OpIndex collective(RankOps& ops, const Lane& lane, std::string name, OpPhase phase, CollectiveOp op, double bytes,
                      std::vector<OpIndex> deps);
-  void flush_bucket(RankOps& ops);
+  void flush_bucket(RankOps& ops, Lane& lane);
+  void unit_gradients(RankOps& ops, Lane& lane, double parameters, const std::string& name, bool last_micro_batch);
+  // Dense and expert parts of `parameters`; without EP all are dense.
+  double dense_part(double parameters, double expert_parameters) const {
+    return split_ ? parameters - expert_parameters : parameters;
+  }
 
   const WorkloadSpec& spec_;
-  std::uint32_t group_;
-  bool active_;  // more than one data-parallel replica
-  double bucket_bytes_ = 0.0;
-  int buckets_ = 0;
+  bool split_;  // expert parallelism: experts sync over their own group
+  Lane dense_;
+  Lane experts_;
   std::optional<OpIndex> prefetch_anchor_;
   std::vector<OpIndex> gradient_ops_;
 };

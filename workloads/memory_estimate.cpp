@@ -36,7 +36,28 @@ double sharded_per_token(const TransformerSpec& m) {
   const double kv_fraction = static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
   const double ffn_ratio = static_cast<double>(m.ffn) / static_cast<double>(m.hidden);
   const double mlp_tensors = m.gated_mlp ? 3.0 : 2.0;
+  if (m.moe()) {
+    // Each token's top_k copies run through an expert MLP of expert_ffn.
+    const double expert_ratio = static_cast<double>(m.expert_width()) / static_cast<double>(m.hidden);
+    const double copies = static_cast<double>(m.experts_per_token);
+    return 2.0 + 4.0 * kv_fraction + 2.0 + copies * mlp_tensors * 2.0 * expert_ratio;
+  }
   return 2.0 + 4.0 * kv_fraction + 2.0 + mlp_tensors * 2.0 * ffn_ratio;
+}
+
+// A mixture of experts also keeps, per s*b*h: the top_k copies each token
+// sent (2 bytes each) after the TP gather, which the experts' fc1 weight
+// gradient reads (whole on every TP rank: Megatron-core keeps the gathered
+// copies rather than gather them again) ...
+double moe_gathered_per_token(const TransformerSpec& m) {
+  return m.moe() ? 2.0 * static_cast<double>(m.experts_per_token) : 0.0;
+}
+
+// ... and the top_k expert outputs each token gets back, which the gates'
+// gradient reads (on the rank's sequence rows, so SP splits them). The
+// router's probabilities (experts values per token) are too small to count.
+double moe_returned_per_token(const TransformerSpec& m) {
+  return m.moe() ? 2.0 * static_cast<double>(m.experts_per_token) : 0.0;
 }
 
 bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence && spec.parallel.tensor > 1; }
@@ -44,9 +65,9 @@ bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence
 double full_layer_bytes(const WorkloadSpec& spec) {
   const double t = static_cast<double>(spec.parallel.tensor);
   const bool dropout = spec.dropout > 0.0;
-  double replicated = kReplicatedPerToken - (dropout ? 0.0 : kHiddenDropoutMasks);
+  double replicated = kReplicatedPerToken - (dropout ? 0.0 : kHiddenDropoutMasks) + moe_returned_per_token(spec.model);
   if (sequence_parallel(spec)) replicated /= t;
-  double bytes = sbh(spec) * (replicated + sharded_per_token(spec.model) / t);
+  double bytes = sbh(spec) * (replicated + sharded_per_token(spec.model) / t + moe_gathered_per_token(spec.model));
   const bool keeps_scores = spec.attention == AttentionKernel::unfused && spec.recompute == ActivationRecompute::none;
   if (keeps_scores) {
     const double s = static_cast<double>(spec.model.seq_len);
@@ -56,17 +77,24 @@ double full_layer_bytes(const WorkloadSpec& spec) {
   return bytes;
 }
 
-double weight_shards(const WorkloadSpec& spec, bool sharded) {
-  return sharded ? static_cast<double>(spec.parallel.data) : 1.0;
+// The parameters a rank keeps of the `params` it holds (`expert_params` of
+// them its experts'), when ZeRO shards them: dense ones over the
+// data-parallel ranks, experts over the data / expert ranks that hold them.
+double kept(const WorkloadSpec& spec, double params, double expert_params, bool sharded) {
+  if (!sharded) return params;
+  const auto& p = spec.parallel;
+  return (params - expert_params) / static_cast<double>(p.data) + expert_params / static_cast<double>(p.expert_data());
 }
 
-std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, bool holds_optimizer) {
+std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, double expert_params,
+                                   bool holds_optimizer) {
   const Strategy s = spec.strategy;
   const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
+  auto keep = [&](bool sharded) { return kept(spec, params, expert_params, sharded); };
   return {
-      {"weights", params * bytes_per_element(spec.precision) / weight_shards(spec, shards_weights(s))},
-      {"gradients", params * bytes_per_element(spec.ddp.grad_dtype) / weight_shards(spec, shards_gradients(s))},
-      {"optimizer_states", holds_optimizer ? params * state_bytes / weight_shards(spec, shards_optimizer(s)) : 0.0},
+      {"weights", keep(shards_weights(s)) * bytes_per_element(spec.precision)},
+      {"gradients", keep(shards_gradients(s)) * bytes_per_element(spec.ddp.grad_dtype)},
+      {"optimizer_states", holds_optimizer ? keep(shards_optimizer(s)) * state_bytes : 0.0},
   };
 }
 
@@ -89,7 +117,7 @@ double largest_unit_parameters(const WorkloadSpec& spec, std::int64_t stage) {
 StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   const auto& par = spec.parallel;
   StageMemory row{stage, "stage " + std::to_string(stage), {}, 0};
-  row.items = model_state(spec, stage_parameters(spec, stage), true);
+  row.items = model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
   const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
   row.in_flight = peak_in_flight(steps);
   const double layers = static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
@@ -109,7 +137,7 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
 // (2 tensors per width after the input), and the fp32 softmax of the loss.
 StageMemory mlp_row(const WorkloadSpec& spec) {
   const MlpSpec& m = *spec.mlp;
-  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), true), 1};
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1};
   double saved_elements = static_cast<double>(m.widths.front());
   for (std::size_t i = 1; i < m.widths.size(); ++i) saved_elements += 2.0 * static_cast<double>(m.widths[i]);
   const double samples = static_cast<double>(spec.micro_batch);
@@ -122,7 +150,7 @@ StageMemory mlp_row(const WorkloadSpec& spec) {
 // (cnn_saved_elements_per_sample), plus the fp32 softmax of the loss.
 StageMemory cnn_row(const WorkloadSpec& spec) {
   const CnnSpec& m = *spec.cnn;
-  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), true), 1};
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1};
   const double samples = static_cast<double>(spec.micro_batch);
   row.items.push_back({"activations", samples * cnn_saved_elements_per_sample(m) * bytes_per_element(spec.precision)});
   row.items.push_back({"temporary", samples * static_cast<double>(m.classes()) * kFp32Bytes});
@@ -132,10 +160,10 @@ StageMemory cnn_row(const WorkloadSpec& spec) {
 std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
-  StageMemory master{0, "master", model_state(spec, params, true), 1};
+  StageMemory master{0, "master", model_state(spec, params, 0.0, true), 1};
   master.items.push_back({"activations", activations});
   master.items.push_back({"temporary", loss_buffer_bytes(spec, static_cast<double>(spec.parallel.data))});
-  StageMemory replica{0, "replica", model_state(spec, params, false), 1};
+  StageMemory replica{0, "replica", model_state(spec, params, 0.0, false), 1};
   replica.items.push_back({"activations", activations});
   replica.items.push_back({"temporary", loss_buffer_bytes(spec, 1.0)});
   return {master, replica};

@@ -9,7 +9,13 @@
 //   temporary         logits and loss buffers on the last stage, gathered ZeRO-3
 //                     units, nn.DataParallel's gathered outputs on the master
 //
-// P is what one rank of the stage holds (stage_layout.hpp). Per-layer
+// P is what one rank of the stage holds (stage_layout.hpp): with a mixture
+// of experts, its experts / expert of each block's experts, TP-split; ZeRO
+// shards those over the data / expert ranks that hold them, not over d.
+// A mixture of experts' activations: the experts' ffn-wide tensors for each
+// token's top_k copies (/t), the copies themselves as the experts received
+// them (2*top_k per s*b*h, whole) and as they came back (2*top_k, /t with SP).
+// Per-layer
 // activation bytes follow Korthikanti et al. 2022 ("Reducing Activation
 // Recomputation in Large Transformer Models", Sec. 4, 2-byte activations,
 // 1-byte dropout masks), with s = sequence, b = micro-batch, h = hidden,

@@ -13,6 +13,8 @@ constexpr std::int64_t kMaxLayers = 1024;
 constexpr std::int64_t kMaxWidth = 262'144;  // hidden
 constexpr std::int64_t kMaxFfn = 1'048'576;
 constexpr std::int64_t kMaxTokensDimension = 4'194'304;  // vocab, seq_len
+// Keeps layers * experts * 3 * hidden * expert_ffn inside int64.
+constexpr std::int64_t kMaxExperts = 1024;
 
 std::int64_t bounded_or(const ConfigNode& node, std::string_view key, std::int64_t max, std::int64_t fallback) {
   if (!node.has(key)) return fallback;
@@ -42,11 +44,40 @@ void check_divisibility(const ConfigNode& node, const TransformerSpec& spec) {
   }
 }
 
+// experts: 0 or 1 is a dense MLP; more makes every block a mixture of
+// experts, which needs experts_per_token (top-k) and may set expert_ffn.
+void parse_experts(const ConfigNode& node, TransformerSpec& spec) {
+  if (node.has("experts")) {
+    spec.experts = node.integer_or("experts", 0);
+    if (spec.experts < 0 || spec.experts > kMaxExperts) {
+      node.child("experts").fail("must be 0 or 1 (a dense MLP) or a number of experts from 2 to " +
+                                 std::to_string(kMaxExperts) + ", got " + std::to_string(spec.experts));
+    }
+  }
+  for (const char* key : {"experts_per_token", "expert_ffn"}) {
+    if (!spec.moe() && node.has(key)) {
+      node.child(key).fail(std::string(key) + " applies to a mixture-of-experts model; set experts (> 1) too");
+    }
+  }
+  if (!spec.moe()) return;
+  if (!node.has("experts_per_token")) {
+    node.child("experts").fail("a mixture of experts needs experts_per_token (how many of the " +
+                               std::to_string(spec.experts) + " experts each token is routed to; Mixtral: 2)");
+  }
+  spec.experts_per_token = node.positive_integer("experts_per_token");
+  if (spec.experts_per_token > spec.experts) {
+    node.child("experts_per_token")
+        .fail("must be from 1 to experts (" + std::to_string(spec.experts) + "), got " +
+              std::to_string(spec.experts_per_token));
+  }
+  spec.expert_ffn = bounded_or(node, "expert_ffn", kMaxFfn, 0);
+}
+
 }  // namespace
 
 TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string& name) {
   node.expect_keys({"source", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "gated_mlp", "norm",
-                    "position", "bias", "tied_embeddings"});
+                    "position", "bias", "tied_embeddings", "experts", "experts_per_token", "expert_ffn"});
   TransformerSpec spec;
   spec.name = name;
   spec.source = node.string_or("source", "");
@@ -62,6 +93,7 @@ TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string
   spec.position = parse_position(node);
   spec.linear_bias = node.bool_or("bias", true);
   spec.tied_embeddings = node.bool_or("tied_embeddings", true);
+  parse_experts(node, spec);
   check_divisibility(node, spec);
   return spec;
 }

@@ -5,7 +5,12 @@ namespace simctl {
 double forward_model_flops_per_sequence(const TransformerSpec& m) {
   const double s = static_cast<double>(m.seq_len);
   const double h = static_cast<double>(m.hidden);
-  const double block_gemm_columns = static_cast<double>(m.qkv_width() + m.hidden + m.mlp_matrices() * m.ffn);
+  // A mixture of experts runs each token through its router and its top_k
+  // experts only.
+  const double mlp_columns =
+      m.moe() ? static_cast<double>(m.experts + m.experts_per_token * m.mlp_matrices() * m.expert_width())
+              : static_cast<double>(m.mlp_matrices() * m.ffn);
+  const double block_gemm_columns = static_cast<double>(m.qkv_width() + m.hidden) + mlp_columns;
   const double block_gemm_flops = 2.0 * s * h * block_gemm_columns;
   const double attention_flops = 4.0 * s * s * h;
   const double lm_head_flops = 2.0 * s * h * static_cast<double>(m.vocab);

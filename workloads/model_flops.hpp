@@ -12,7 +12,9 @@
 // (SwiGLU: 3) as parameters, so it equals the formula above for GPT shapes.
 // In general it is 6 * N_matmul * tokens plus attention, N_matmul being the
 // parameters of every matrix product (all but the embedding lookup, the norms
-// and the biases), as torchtitan counts Llama FLOPs.
+// and the biases), as torchtitan counts Llama FLOPs. For a mixture of experts
+// N_matmul counts the router and the experts_per_token experts a token runs
+// through (the active parameters), not every expert.
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {

@@ -19,8 +19,12 @@ struct ChunkOps {
 };
 
 // Every rank of a stage runs the same program; it names its process groups
-// and pipeline neighbours by these slots, which each rank binds.
-enum GroupSlot : std::uint32_t { kTensorGroup = 0, kDataGroup = 1, kEmbeddingGroup = 2 };
+// and pipeline neighbours by these slots, which each rank binds. The expert
+// slots exist only under expert parallelism; the embedding pair's slot
+// follows the last slot the plan has.
+enum GroupSlot : std::uint32_t { kTensorGroup = 0, kDataGroup = 1, kExpertGroup = 2, kExpertDataGroup = 3 };
+
+std::uint32_t embedding_slot(const WorkloadSpec& spec) { return spec.parallel.expert > 1 ? 4 : 2; }
 enum PeerSlot : std::uint32_t { kPreviousStage = 0, kNextStage = 1 };
 
 // Everything one stage's program is built from.
@@ -49,7 +53,9 @@ void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::s
       ops.compute(prefix + op.name, op.phase, op.work);
       continue;
     }
-    CollectiveCall call{op.comm->op, kTensorGroup, op.comm->bytes, CommDimension::tensor};
+    const bool expert = op.comm->group == ModelGroup::expert;
+    const CollectiveCall call{op.comm->op, expert ? kExpertGroup : kTensorGroup, op.comm->bytes,
+                              expert ? CommDimension::expert : CommDimension::tensor};
     ops.other(Op{prefix + op.name, op.phase, Stream::communication, ops.deps_on_last_compute(), call},
               op.comm->consumer_offset);
   }
@@ -124,7 +130,7 @@ std::optional<OpIndex> emit_embedding_tie(const StagePlan& plan, RankOps& ops) {
   const auto& m = plan.spec.model;
   const double bytes = static_cast<double>(m.vocab * m.hidden) / static_cast<double>(plan.spec.parallel.tensor) *
                        bytes_per_element(plan.spec.ddp.grad_dtype);
-  const CollectiveCall call{CollectiveOp::all_reduce, kEmbeddingGroup, bytes, CommDimension::pipeline};
+  const CollectiveCall call{CollectiveOp::all_reduce, embedding_slot(plan.spec), bytes, CommDimension::pipeline};
   return ops.other(
       Op{"embedding.grads.all_reduce", OpPhase::gradient_sync, Stream::communication, ops.deps_on_last_compute(), call},
       std::nullopt);
@@ -152,7 +158,7 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   const auto steps = stage_schedule(par.schedule, par.pipeline, plan.stage, plan.spec.grad_accum, par.virtual_stages);
   const auto last_backward = last_backward_positions(steps, par.virtual_stages);
   RankOps ops;
-  DataParallelSync sync(plan.spec, kDataGroup);
+  DataParallelSync sync(plan.spec, kDataGroup, kExpertDataGroup);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].forward) {
       emit_forward(plan, ops, sync, steps[i]);
@@ -164,20 +170,43 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   std::vector<OpIndex> before_update = sync.gradient_ops();
   if (auto tie = emit_embedding_tie(plan, ops)) before_update.push_back(*tie);
   const double held = stage_parameters(plan.spec, plan.stage);
-  const OpIndex update = ops.compute("optimizer.adam", OpPhase::optimizer,
-                                     optimizer_work(plan.spec, held * sync.optimizer_share()), before_update);
-  sync.after_optimizer(ops, held, update);
+  const double experts = stage_expert_parameters(plan.spec, plan.stage);
+  const OpIndex update =
+      ops.compute("optimizer.adam", OpPhase::optimizer,
+                  optimizer_work(plan.spec, sync.optimizer_parameters(held, experts)), before_update);
+  sync.after_optimizer(ops, held, experts, update);
   return ops.take();
 }
 
-// Binds a rank's slots: its TP and DP groups, the embedding pair of the
-// first and last stages, and its neighbours up and down the pipeline.
+// Expert parallelism cuts a rank's DP group (ranks by DP coordinate) into EP
+// groups of `expert` consecutive ranks, which hold all the experts between
+// them; the ranks at the same place in every EP group hold the same experts
+// and form the expert-data-parallel group.
+void bind_expert_groups(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_t rank, GroupTable& groups,
+                        RankTrace& out) {
+  const std::int64_t e = spec.parallel.expert;
+  if (e == 1) return;
+  const std::vector<std::uint32_t> data = grid.group(rank, ParallelDim::data);
+  const std::int64_t d = grid.coord(rank).data;
+  std::vector<std::uint32_t> expert, expert_data;
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(data.size()); ++k) {
+    if (k / e == d / e) expert.push_back(data[static_cast<std::size_t>(k)]);
+    if (k % e == d % e) expert_data.push_back(data[static_cast<std::size_t>(k)]);
+  }
+  out.groups.push_back(groups.id(expert));
+  out.groups.push_back(groups.id(expert_data));
+}
+
+// Binds a rank's slots: its TP and DP groups, its EP and expert-DP groups,
+// the embedding pair of the first and last stages, and its neighbours up and
+// down the pipeline.
 RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_t rank, GroupTable& groups) {
   const RankCoord at = grid.coord(rank);
   const std::int64_t p = spec.parallel.pipeline;
   RankTrace out;
   out.program = static_cast<std::uint32_t>(at.pipeline);
   out.groups = {groups.id(grid.group(rank, ParallelDim::tensor)), groups.id(grid.group(rank, ParallelDim::data))};
+  bind_expert_groups(spec, grid, rank, groups, out);
   auto at_stage = [&](std::int64_t stage) {
     RankCoord c = at;
     c.pipeline = (stage + p) % p;

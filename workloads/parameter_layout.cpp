@@ -11,7 +11,13 @@ bool is_norm_bias(BlockTensor t) { return t == BlockTensor::ln1_bias || t == Blo
 
 bool is_projection_bias(BlockTensor t) {
   return t == BlockTensor::qkv_bias || t == BlockTensor::attn_out_bias || t == BlockTensor::mlp_gate_bias ||
-         t == BlockTensor::mlp_up_bias || t == BlockTensor::mlp_down_bias;
+         t == BlockTensor::mlp_up_bias || t == BlockTensor::mlp_down_bias || t == BlockTensor::experts_fc1_bias ||
+         t == BlockTensor::experts_fc2_bias;
+}
+
+bool is_dense_mlp(BlockTensor t) {
+  return t == BlockTensor::mlp_gate_weight || t == BlockTensor::mlp_gate_bias || t == BlockTensor::mlp_up_weight ||
+         t == BlockTensor::mlp_up_bias || t == BlockTensor::mlp_down_weight || t == BlockTensor::mlp_down_bias;
 }
 
 bool is_gate(BlockTensor t) { return t == BlockTensor::mlp_gate_weight || t == BlockTensor::mlp_gate_bias; }
@@ -32,6 +38,11 @@ std::int64_t block_tensor_elements(const TransformerSpec& s, BlockTensor t) {
     case BlockTensor::mlp_down_weight: return s.hidden * s.ffn;
     case BlockTensor::mlp_gate_bias:
     case BlockTensor::mlp_up_bias: return s.ffn;
+    case BlockTensor::router_weight: return s.router_parameters();
+    case BlockTensor::experts_fc1_weight: return s.experts * s.hidden * s.expert_up_width();
+    case BlockTensor::experts_fc1_bias: return s.experts * s.expert_up_width();
+    case BlockTensor::experts_fc2_weight: return s.experts * s.expert_width() * s.hidden;
+    case BlockTensor::experts_fc2_bias: return s.experts * s.hidden;
     case BlockTensor::count: break;
   }
   return 0;
@@ -47,6 +58,11 @@ const char* block_tensor_name(BlockTensor t) {
     case BlockTensor::attn_out_bias: return "attn.c_proj.bias";
     case BlockTensor::ln2_weight: return "ln_2.weight";
     case BlockTensor::ln2_bias: return "ln_2.bias";
+    case BlockTensor::router_weight: return "moe.router.weight";
+    case BlockTensor::experts_fc1_weight: return "moe.experts.weight1";
+    case BlockTensor::experts_fc1_bias: return "moe.experts.bias1";
+    case BlockTensor::experts_fc2_weight: return "moe.experts.weight2";
+    case BlockTensor::experts_fc2_bias: return "moe.experts.bias2";
     case BlockTensor::mlp_gate_weight: return "mlp.gate_proj.weight";
     case BlockTensor::mlp_gate_bias: return "mlp.gate_proj.bias";
     case BlockTensor::mlp_up_weight: return "mlp.c_fc.weight";
@@ -83,7 +99,14 @@ bool has_block_tensor(const TransformerSpec& spec, BlockTensor t) {
   if (t == BlockTensor::count) return false;
   if (is_norm_bias(t) && spec.norm != NormKind::layer_norm) return false;
   if (is_projection_bias(t) && !spec.linear_bias) return false;
+  if (is_dense_mlp(t) && spec.moe()) return false;
+  if ((is_expert_tensor(t) || t == BlockTensor::router_weight) && !spec.moe()) return false;
   return !is_gate(t) || spec.gated_mlp;
+}
+
+bool is_expert_tensor(BlockTensor t) {
+  return t == BlockTensor::experts_fc1_weight || t == BlockTensor::experts_fc1_bias ||
+         t == BlockTensor::experts_fc2_weight || t == BlockTensor::experts_fc2_bias;
 }
 
 std::size_t block_tensor_index(const TransformerSpec& spec, std::int64_t layer, BlockTensor t) {

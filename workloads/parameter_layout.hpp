@@ -3,7 +3,7 @@
 // token embedding, position embedding (learned positions only), then each
 // block, then the final norm, then the LM head when it is not tied to the
 // token embedding. Which tensors a block has depends on the model's layout
-// (LayerNorm bias, projection biases, the SwiGLU gate). DDP builds its
+// (LayerNorm bias, projection biases, the SwiGLU gate, a mixture of experts). DDP builds its
 // gradient buckets from this list in reverse, so the order matters, not just
 // the sizes.
 #include <cstddef>
@@ -30,6 +30,14 @@ enum class BlockTensor : std::size_t {
   attn_out_bias,
   ln2_weight,
   ln2_bias,
+  // A mixture-of-experts block has these instead of the mlp_ tensors: the
+  // router, and each expert projection stacked over all experts as one
+  // tensor, as Megatron-core's GroupedMLP holds them (fc1: gate and up).
+  router_weight,
+  experts_fc1_weight,
+  experts_fc1_bias,
+  experts_fc2_weight,
+  experts_fc2_bias,
   mlp_gate_weight,
   mlp_gate_bias,
   mlp_up_weight,
@@ -40,6 +48,8 @@ enum class BlockTensor : std::size_t {
 };
 
 bool has_block_tensor(const TransformerSpec& spec, BlockTensor t);
+// The expert tensors, whose gradients sync over the expert-data-parallel group.
+bool is_expert_tensor(BlockTensor t);
 
 inline constexpr std::size_t kTokenEmbeddingTensor = 0;
 

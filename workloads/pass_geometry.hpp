@@ -33,6 +33,30 @@ struct PassGeometry {
   // The full activation a TP collective moves: b*s*h values.
   double activation_bytes() const { return hidden_elements() * bytes_per_element(p.dtype); }
   bool tensor_parallel() const { return p.tensor > 1; }
+
+  // A mixture of experts under EP e and TP t (Megatron-core's all-to-all
+  // dispatcher): each rank routes its sequence rows, sending each token to
+  // top_k experts, and with balanced routing receives as many token copies as
+  // it sent; TP ranks then gather their shards, so every rank of an expert's
+  // TP group runs all tokens * top_k copies that reach its EP rank, spread
+  // evenly over its experts / e local experts, on t-way split expert MLPs.
+  std::int64_t local_experts() const { return p.model.experts / p.expert; }
+  double routed_rows() const { return sequence_rows() * static_cast<double>(p.model.experts_per_token); }
+  double expert_slots() const { return tokens() * static_cast<double>(p.model.experts_per_token); }
+  // Rows of one local expert's GEMMs (rounded up where routing is uneven).
+  std::int64_t expert_rows() const {
+    const std::int64_t slots = token_rows() * p.model.experts_per_token;
+    return (slots + local_experts() - 1) / local_experts();
+  }
+  std::int64_t local_expert_ffn() const { return p.model.expert_width() / p.tensor; }
+  std::int64_t local_expert_up_columns() const { return p.model.expert_up_width() / p.tensor; }
+  double routed_bytes() const {
+    return routed_rows() * static_cast<double>(p.model.hidden) * bytes_per_element(p.dtype);
+  }
+  double expert_slot_bytes() const {
+    return expert_slots() * static_cast<double>(p.model.hidden) * bytes_per_element(p.dtype);
+  }
+  bool expert_parallel() const { return p.expert > 1; }
 };
 
 // Appends ModelOps, naming TP collectives and compute ops alike.
@@ -43,8 +67,9 @@ class OpList {
   void compute(std::string name, OpPhase phase, const ComputeWork& work, std::vector<std::size_t> grads = {}) {
     out_.push_back(ModelOp{std::move(name), phase, work, std::move(grads), std::nullopt});
   }
-  void comm(std::string name, OpPhase phase, CollectiveOp op, double bytes, int consumer_offset = 0) {
-    out_.push_back(ModelOp{std::move(name), phase, ComputeWork{}, {}, TensorComm{op, bytes, consumer_offset}});
+  void comm(std::string name, OpPhase phase, CollectiveOp op, double bytes, int consumer_offset = 0,
+            ModelGroup group = ModelGroup::tensor) {
+    out_.push_back(ModelOp{std::move(name), phase, ComputeWork{}, {}, TensorComm{op, bytes, consumer_offset, group}});
   }
 
  private:
@@ -62,8 +87,25 @@ inline double with_mask(double tensors, DType dtype) {
   return tensors + kMaskBytesPerElement / bytes_per_element(dtype);
 }
 
+inline constexpr double kGeluForwardFlops = 8.0;  // tanh approximation
+inline constexpr double kGeluBackwardFlops = 16.0;
+inline constexpr double kSwigluForwardFlops = 6.0;  // SiLU (exp, add, divide, multiply) times up
+inline constexpr double kSwigluBackwardFlops = 12.0;
+
+// The MLP activation over `elements` values: GeLU reads x and writes y
+// (backward: x, dy -> dx); SwiGLU reads gate and up and writes their product
+// (backward: gate, up, dy -> dgate, dup).
+ComputeWork mlp_activation_forward(const PassGeometry& g, double elements);
+ComputeWork mlp_activation_backward(const PassGeometry& g, double elements);
+std::string activation_name(const TransformerSpec& m);  // "swiglu" or "gelu"
+
 // Core attention of one block: FlashAttention or Megatron's unfused kernels.
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out);
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out);
+
+// A mixture-of-experts block's MLP (moe_ops.cpp): router, token dispatch,
+// grouped expert GEMMs, combine; and its backward.
+void append_moe_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out);
+void append_moe_backward(const PassGeometry& g, std::int64_t layer, const std::string& prefix, OpList& out);
 
 }  // namespace simctl

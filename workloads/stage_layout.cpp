@@ -35,7 +35,11 @@ ModelUnit layer_unit(const PassShape& base, std::int64_t layer) {
   u.shape.first_layer = layer;
   u.shape.end_layer = layer + 1;
   u.shape.embedding = u.shape.head = false;
-  u.parameters = tp_share(base.model.layer_parameters(), base.tensor);
+  // Experts are split over EP ranks, then TP-split like an MLP; the rest
+  // (norms, attention, router) as a dense block's.
+  const auto& m = base.model;
+  u.expert_parameters = tp_share(m.experts_in_block() / base.expert * m.expert_parameters(), base.tensor);
+  u.parameters = tp_share(m.layer_dense_parameters(), base.tensor) + u.expert_parameters;
   return u;
 }
 
@@ -47,6 +51,12 @@ double StageChunk::parameters() const {
   return sum;
 }
 
+double StageChunk::expert_parameters() const {
+  double sum = 0.0;
+  for (const auto& u : units) sum += u.expert_parameters;
+  return sum;
+}
+
 PassShape plan_shape(const WorkloadSpec& spec) {
   PassShape p = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
   p.recompute = spec.recompute;
@@ -54,6 +64,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.dropout = spec.dropout;
   p.tensor = spec.parallel.tensor;
   p.sequence = spec.parallel.sequence && spec.parallel.tensor > 1;
+  p.expert = spec.parallel.expert;
   p.kernel_time_factor = spec.kernel_time_factor;
   return p;
 }
@@ -77,6 +88,14 @@ double stage_parameters(const WorkloadSpec& spec, std::int64_t stage) {
   double sum = 0.0;
   for (std::int64_t chunk = 0; chunk < spec.parallel.virtual_stages; ++chunk) {
     sum += stage_chunk(spec, stage, chunk).parameters();
+  }
+  return sum;
+}
+
+double stage_expert_parameters(const WorkloadSpec& spec, std::int64_t stage) {
+  double sum = 0.0;
+  for (std::int64_t chunk = 0; chunk < spec.parallel.virtual_stages; ++chunk) {
+    sum += stage_chunk(spec, stage, chunk).expert_parameters();
   }
   return sum;
 }

@@ -13,8 +13,9 @@ namespace simctl {
 
 struct ModelUnit {
   std::string name;
-  PassShape shape;          // the ops of this unit alone
-  double parameters = 0.0;  // held by one TP rank
+  PassShape shape;                 // the ops of this unit alone
+  double parameters = 0.0;         // held by one TP rank (one EP rank's experts included)
+  double expert_parameters = 0.0;  // of those, the experts' (synced over the expert-data-parallel group)
 };
 
 struct StageChunk {
@@ -25,6 +26,7 @@ struct StageChunk {
   std::vector<ModelUnit> units;  // forward order
 
   double parameters() const;
+  double expert_parameters() const;
 };
 
 // The pass shape every unit starts from: model, micro-batch, dtypes, TP/SP,
@@ -35,5 +37,7 @@ StageChunk stage_chunk(const WorkloadSpec& spec, std::int64_t stage, std::int64_
 
 // Parameters one rank of `stage` holds (all its chunks), before ZeRO sharding.
 double stage_parameters(const WorkloadSpec& spec, std::int64_t stage);
+// Of those, the experts' (experts / expert of each MoE block, TP-split).
+double stage_expert_parameters(const WorkloadSpec& spec, std::int64_t stage);
 
 }  // namespace simctl

@@ -26,6 +26,10 @@ void check_plan(const Trace& trace, const WorkloadSpec& spec, std::int64_t new_r
     refuse(
         "ZeRO and FSDP shard state over the data-parallel ranks, so per-rank work depends on their number; "
         "change parallel.data and global_batch in the config instead");
+  if (p.expert > 1)
+    refuse(
+        "expert parallelism ties its groups to the data-parallel degree (experts / expert per rank, gradients "
+        "summed over data / expert ranks); change parallel.data in the config instead");
   if (!p.gpus.empty() || !trace.gpu_of_rank.empty())
     refuse(
         "the plan places ranks on chosen GPUs (parallel.gpus), and new ranks would have no place; drop "

@@ -12,10 +12,6 @@ constexpr double kLayerNormForwardFlops = 8.0;  // mean, variance, normalise, sc
 constexpr double kLayerNormBackwardFlops = 16.0;
 constexpr double kRmsNormForwardFlops = 5.0;  // sum of squares, rsqrt scale, weight
 constexpr double kRmsNormBackwardFlops = 10.0;
-constexpr double kGeluForwardFlops = 8.0;  // tanh approximation
-constexpr double kGeluBackwardFlops = 16.0;
-constexpr double kSwigluForwardFlops = 6.0;  // SiLU (exp, add, divide, multiply) times up
-constexpr double kSwigluBackwardFlops = 12.0;
 constexpr double kRopeFlops = 3.0;          // a 2x2 rotation per pair: 4 multiplies, 2 adds
 constexpr double kLossForwardFlops = 5.0;   // max, subtract, exp, sum, log-normalise
 constexpr double kLossBackwardFlops = 2.0;  // softmax - one_hot, scaled
@@ -60,22 +56,13 @@ ComputeWork residual_add(const PassGeometry& g) {
   return streaming_work(ComputeKind::elementwise, g.p.dtype, g.sequence_hidden_elements(), 1.0, tensors);
 }
 
-ComputeWork ffn_stream(const PassGeometry& g, double flops, double tensors) {
-  return streaming_work(ComputeKind::elementwise, g.p.dtype, g.tokens() * static_cast<double>(g.local_ffn()), flops,
-                        tensors);
-}
-
-// GeLU reads x and writes y (backward: x, dy -> dx). SwiGLU reads gate and
-// up and writes their product (backward: gate, up, dy -> dgate, dup).
 ComputeWork activation_forward(const PassGeometry& g) {
-  return g.p.model.gated_mlp ? ffn_stream(g, kSwigluForwardFlops, 3.0) : ffn_stream(g, kGeluForwardFlops, 2.0);
+  return mlp_activation_forward(g, g.tokens() * static_cast<double>(g.local_ffn()));
 }
 
 ComputeWork activation_backward(const PassGeometry& g) {
-  return g.p.model.gated_mlp ? ffn_stream(g, kSwigluBackwardFlops, 5.0) : ffn_stream(g, kGeluBackwardFlops, 3.0);
+  return mlp_activation_backward(g, g.tokens() * static_cast<double>(g.local_ffn()));
 }
-
-std::string activation_name(const TransformerSpec& m) { return m.gated_mlp ? "swiglu" : "gelu"; }
 
 // RoPE rotates this rank's Q and K heads in place (read + write); its
 // backward is the inverse rotation of dQ and dK.
@@ -114,11 +101,15 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
   leave_parallel_region(g, at + "attn.reduce", phase, out);
   out.compute(at + "residual1", phase, residual_add(g));
   out.compute(at + "ln2", phase, norm_forward(g));
-  enter_parallel_region(g, at + "mlp.all_gather", phase, out);
-  out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden));
-  out.compute(at + activation_name(m), phase, activation_forward(g));
-  out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
-  leave_parallel_region(g, at + "mlp.reduce", phase, out);
+  if (m.moe()) {
+    append_moe_forward(g, at, phase, out);
+  } else {
+    enter_parallel_region(g, at + "mlp.all_gather", phase, out);
+    out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden));
+    out.compute(at + activation_name(m), phase, activation_forward(g));
+    out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
+    leave_parallel_region(g, at + "mlp.reduce", phase, out);
+  }
   out.compute(at + "residual2", phase, residual_add(g));
 }
 
@@ -135,6 +126,17 @@ void column_parallel_backward(const PassGeometry& g, const std::string& at, cons
   out.compute(at + gemm + ".wgrad", bw, wgrad_gemm(g, n, k), std::move(grads));
 }
 
+void append_mlp_backward(const PassGeometry& g, const std::string& at, std::vector<std::size_t> down_grads,
+                         std::vector<std::size_t> up_grads, OpList& out) {
+  const auto& m = g.p.model;
+  const OpPhase bw = OpPhase::backward;
+  enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
+  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
+  out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()), std::move(down_grads));
+  out.compute(at + activation_name(m) + ".bwd", bw, activation_backward(g));
+  column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden, std::move(up_grads), out);
+}
+
 // Backward of one block, mirroring the forward. The gradient of a residual
 // add is free for its skip path but must be summed with the branch's input
 // gradient once the branch is done, hence one add per residual.
@@ -143,15 +145,14 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
   const OpPhase bw = OpPhase::backward;
   const std::string at = layer_prefix(l, "");
   auto grads = [&](std::initializer_list<BlockTensor> tensors) { return block_tensor_indices(m, l, tensors); };
-  enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
-  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
-  out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()),
-              grads({BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias}));
-  out.compute(at + activation_name(m) + ".bwd", bw, activation_backward(g));
-  column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden,
-                           grads({BlockTensor::mlp_gate_weight, BlockTensor::mlp_gate_bias, BlockTensor::mlp_up_weight,
-                                  BlockTensor::mlp_up_bias}),
-                           out);
+  if (m.moe()) {
+    append_moe_backward(g, l, at, out);
+  } else {
+    append_mlp_backward(g, at, grads({BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias}),
+                        grads({BlockTensor::mlp_gate_weight, BlockTensor::mlp_gate_bias, BlockTensor::mlp_up_weight,
+                               BlockTensor::mlp_up_bias}),
+                        out);
+  }
   out.compute(at + "ln2.bwd", bw, norm_backward(g), grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}));
   out.compute(at + "residual2.bwd", bw, residual_add(g));
   enter_parallel_region(g, at + "attn_out.grad.all_gather", bw, out);
@@ -228,6 +229,20 @@ void apply_time_factor(std::vector<ModelOp>& ops, double factor) {
 }
 
 }  // namespace
+
+ComputeWork mlp_activation_forward(const PassGeometry& g, double elements) {
+  const bool glu = g.p.model.gated_mlp;
+  return streaming_work(ComputeKind::elementwise, g.p.dtype, elements, glu ? kSwigluForwardFlops : kGeluForwardFlops,
+                        glu ? 3.0 : 2.0);
+}
+
+ComputeWork mlp_activation_backward(const PassGeometry& g, double elements) {
+  const bool glu = g.p.model.gated_mlp;
+  return streaming_work(ComputeKind::elementwise, g.p.dtype, elements, glu ? kSwigluBackwardFlops : kGeluBackwardFlops,
+                        glu ? 5.0 : 3.0);
+}
+
+std::string activation_name(const TransformerSpec& m) { return m.gated_mlp ? "swiglu" : "gelu"; }
 
 ComputeWork with_time_factor(ComputeWork work, double factor) {
   work.flops *= factor;

@@ -5,7 +5,8 @@
 // over one micro-batch, in execution order, as one tensor-parallel rank runs
 // them. Each op is either compute (FLOPs and bytes for the roofline) or a
 // collective in the rank's tensor-parallel group (Megatron-LM's f/g operators:
-// all-reduce, or all-gather / reduce-scatter under sequence parallelism).
+// all-reduce, or all-gather / reduce-scatter under sequence parallelism) or,
+// for a mixture of experts, in its expert-parallel group (token all-to-alls).
 // Backward compute ops list the parameter gradients they complete (gradient
 // sync waits on those). Planners wrap these lists into per-rank traces; this
 // file knows nothing about ranks or streams.
@@ -22,7 +23,12 @@
 
 namespace simctl {
 
-// A collective over the tensor-parallel group. The compute op `consumer_offset`
+// Which of the rank's groups a model collective runs over: its tensor-parallel
+// group, or its expert-parallel group (a mixture of experts' token dispatch
+// and combine all-to-alls).
+enum class ModelGroup : std::uint8_t { tensor, expert };
+
+// A collective over the tensor-parallel (or expert-parallel) group. The compute op `consumer_offset`
 // places after the collective's position waits for it (0: the very next one);
 // a positive offset lets the collective overlap the compute ops in between,
 // as Megatron overlaps backward all-reduces with weight-gradient GEMMs.
@@ -30,6 +36,7 @@ struct TensorComm {
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0.0;  // nccl-tests size (all-gather / reduce-scatter: the full tensor)
   int consumer_offset = 0;
+  ModelGroup group = ModelGroup::tensor;
 };
 
 struct ModelOp {
@@ -50,6 +57,7 @@ struct PassShape {
   double dropout = 0.0;             // > 0: dropout kernels on scores and residual branches
   std::int64_t tensor = 1;          // TP degree: heads, MLP columns and vocabulary split this many ways
   bool sequence = false;            // SP: norms, dropout and residuals on s/t rows
+  std::int64_t expert = 1;          // EP degree: a mixture of experts' experts split this many ways
   std::int64_t first_layer = 0;     // this chunk's blocks: [first_layer, end_layer)
   std::int64_t end_layer = -1;      // -1: through the last layer
   bool embedding = true;            // this chunk starts with the embedding

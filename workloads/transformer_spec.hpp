@@ -7,6 +7,9 @@
 //  - Llama 2/3: RoPE (no position table), RMSNorm (weight only), no biases,
 //    grouped-query attention (kv_heads < heads), a SwiGLU MLP (gate, up and
 //    down matrices) and an untied LM head.
+// A mixture-of-experts model (Mixtral) replaces every block's MLP with
+// `experts` MLPs of width expert_ffn and a router (a hidden x experts linear
+// layer, no bias) that sends each token to `experts_per_token` of them.
 #include <cstdint>
 #include <string>
 
@@ -28,8 +31,11 @@ struct TransformerSpec {
   bool gated_mlp = false;    // SwiGLU: down(SiLU(gate(x)) * up(x))
   NormKind norm = NormKind::layer_norm;
   PositionKind position = PositionKind::learned;
-  bool linear_bias = true;      // biases on the QKV, output and MLP projections
-  bool tied_embeddings = true;  // the LM head reuses the token embedding
+  bool linear_bias = true;             // biases on the QKV, output and MLP projections
+  bool tied_embeddings = true;         // the LM head reuses the token embedding
+  std::int64_t experts = 0;            // MLP experts per block; 0 or 1: a dense MLP
+  std::int64_t experts_per_token = 0;  // top-k routing (MoE only)
+  std::int64_t expert_ffn = 0;         // an expert's inner width; 0: ffn
 
   std::int64_t head_dim() const { return hidden / heads; }
   std::int64_t kv_width() const { return kv_heads * head_dim(); }  // columns of K (and of V)
@@ -39,15 +45,30 @@ struct TransformerSpec {
   std::int64_t mlp_matrices() const { return gated_mlp ? 3 : 2; }
   // Output width of the (fused) first MLP projection: gate and up side by side.
   std::int64_t mlp_up_width() const { return gated_mlp ? 2 * ffn : ffn; }
+  bool moe() const { return experts > 1; }
+  std::int64_t expert_width() const { return expert_ffn > 0 ? expert_ffn : ffn; }
+  std::int64_t expert_up_width() const { return gated_mlp ? 2 * expert_width() : expert_width(); }
 
   std::int64_t norm_parameters() const;       // one LayerNorm / RMSNorm
   std::int64_t position_parameters() const;   // learned table, or 0 with RoPE
   std::int64_t embedding_parameters() const;  // token + position tables
   std::int64_t layer_parameters() const;      // one transformer block
+  std::int64_t dense_mlp_parameters() const;  // the MLP of a dense block
+  std::int64_t router_parameters() const;     // hidden x experts (0 when dense)
+  std::int64_t expert_parameters() const;     // one expert's MLP (0 when dense)
+  // Of one block, the parameters outside its experts (they stay whole under
+  // expert parallelism): norms, attention, the router or the dense MLP.
+  std::int64_t layer_dense_parameters() const;
   std::int64_t final_norm_parameters() const;
   std::int64_t lm_head_parameters() const;  // 0 when tied to the token embedding
   // Exact count, as sum(p.numel() for p in model.parameters()).
   std::int64_t parameter_count() const;
+  // Parameters one token passes through: all but the experts it is not
+  // routed to (= parameter_count() for a dense model).
+  std::int64_t active_parameter_count() const;
+  // Every expert of every block (0 when dense).
+  std::int64_t all_expert_parameters() const { return layers * experts_in_block() * expert_parameters(); }
+  std::int64_t experts_in_block() const { return moe() ? experts : 0; }
 };
 
 }  // namespace simctl

@@ -54,8 +54,8 @@ void set_model(const ConfigNode& node, const ModelCatalogue& catalogue, Workload
 // The MLP and CNN generators build pure data-parallel DDP traces only.
 void check_mlp_plan(const ConfigNode& node, const WorkloadSpec& spec) {
   const ParallelPlan& p = spec.parallel;
-  if (p.tensor > 1 || p.pipeline > 1 || !p.gpus.empty()) {
-    node.child("parallel").fail("an MLP or CNN model runs data parallelism only (no tensor, pipeline or gpus)");
+  if (p.tensor > 1 || p.pipeline > 1 || p.expert > 1 || !p.gpus.empty()) {
+    node.child("parallel").fail("an MLP or CNN model runs data parallelism only (no tensor, pipeline, expert or gpus)");
   }
   if (spec.strategy != Strategy::ddp) node.child("strategy").fail("an MLP or CNN model supports strategy ddp only");
 }
@@ -106,12 +106,12 @@ std::vector<std::uint32_t> parse_gpu_list(const ConfigNode& node, std::int64_t w
 
 ParallelPlan parse_parallel(const ConfigNode& node) {
   node.expect_map();
-  if (node.has("expert")) node.child("expert").fail("expert parallelism is not supported yet");
-  node.expect_keys({"data", "tensor", "pipeline", "sequence", "schedule", "virtual_stages", "order", "gpus"});
+  node.expect_keys({"data", "tensor", "pipeline", "expert", "sequence", "schedule", "virtual_stages", "order", "gpus"});
   ParallelPlan plan;
   plan.data = node.has("data") ? bounded_positive_integer(node, "data", kMaxDataParallel) : 1;
   if (node.has("tensor")) plan.tensor = bounded_positive_integer(node, "tensor", kMaxTensorParallel);
   if (node.has("pipeline")) plan.pipeline = bounded_positive_integer(node, "pipeline", kMaxPipelineParallel);
+  if (node.has("expert")) plan.expert = bounded_positive_integer(node, "expert", kMaxDataParallel);
   plan.sequence = node.bool_or("sequence", false);
   if (auto s = node.optional_child("schedule")) plan.schedule = parse_schedule(*s);
   if (node.has("virtual_stages")) plan.virtual_stages = bounded_positive_integer(node, "virtual_stages", 64);
@@ -192,6 +192,8 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
   node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
 }
 
+bool shards_weights_strategy(Strategy s) { return s == Strategy::zero3 || s == Strategy::fsdp; }
+
 ConfigNode parallel_field(const ConfigNode& workload, std::string_view key) {
   return workload.child("parallel").child(key);
 }
@@ -206,6 +208,46 @@ std::string valid_divisors(std::initializer_list<std::int64_t> counts) {
     }
   }
   return out;
+}
+
+// Expert parallelism splits the experts over `expert` of the data-parallel
+// ranks: it needs a mixture of experts, and must divide both the experts and
+// the data-parallel degree.
+void check_experts_fit(const ConfigNode& node, const WorkloadSpec& spec) {
+  const ParallelPlan& p = spec.parallel;
+  const TransformerSpec& m = spec.model;
+  if (m.moe() && m.expert_width() % p.tensor != 0) {
+    parallel_field(node, "tensor")
+        .fail("tensor = " + std::to_string(p.tensor) + " must divide the experts' MLP width " +
+              std::to_string(m.expert_width()) + valid_divisors({m.heads, m.ffn, m.kv_heads, m.expert_width()}));
+  }
+  // Megatron-core's MoE token dispatcher works on sequence-parallel shards.
+  if (m.moe() && p.tensor > 1 && !p.sequence) {
+    parallel_field(node, "tensor")
+        .fail(
+            "a mixture-of-experts model with tensor > 1 needs sequence: true (Megatron-core routes "
+            "sequence-parallel token shards), or use tensor: 1");
+  }
+  if (p.expert == 1) return;
+  if (!m.moe()) {
+    parallel_field(node, "expert")
+        .fail("expert = " + std::to_string(p.expert) + " needs a mixture-of-experts model, but '" + m.name +
+              "' is dense (no experts); use expert: 1 or a model with experts > 1 such as mixtral-8x7b");
+  }
+  if (m.experts % p.expert != 0) {
+    parallel_field(node, "expert")
+        .fail("expert = " + std::to_string(p.expert) + " must divide the model's " + std::to_string(m.experts) +
+              " experts" + valid_divisors({m.experts}));
+  }
+  if (p.data % p.expert != 0) {
+    parallel_field(node, "expert")
+        .fail("expert = " + std::to_string(p.expert) + " must divide data = " + std::to_string(p.data) +
+              " (expert parallelism subdivides the data-parallel ranks)" + valid_divisors({m.experts, p.data}));
+  }
+  if (shards_weights_strategy(spec.strategy)) {
+    node.child("strategy")
+        .fail("zero3 and fsdp are not supported with expert parallelism; use ddp, zero1 or zero2, or expert: 1");
+  }
 }
 
 // Checks that need both the model and the plan: how heads, layers and
@@ -240,12 +282,13 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
         .fail("interleaved 1F1B (as Megatron-LM) needs pipeline >= 3 and micro-batches per step (" +
               std::to_string(spec.grad_accum) + ") a multiple of pipeline (" + std::to_string(p.pipeline) + ")");
   }
-  if (spec.strategy == Strategy::data_parallel && (p.tensor > 1 || p.pipeline > 1)) {
+  if (spec.strategy == Strategy::data_parallel && (p.tensor > 1 || p.pipeline > 1 || p.expert > 1)) {
     node.child("strategy")
         .fail(
             "data_parallel (PyTorch nn.DataParallel) runs data parallelism only; "
-            "use ddp, zero1-3 or fsdp with tensor or pipeline parallelism");
+            "use ddp, zero1-3 or fsdp with tensor, pipeline or expert parallelism");
   }
+  check_experts_fit(node, spec);
 }
 
 }  // namespace

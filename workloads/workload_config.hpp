@@ -12,9 +12,9 @@
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
 #include "workloads/inference_spec.hpp"
+#include "workloads/input_pipeline.hpp"
 #include "workloads/mlp_spec.hpp"
 #include "workloads/model_catalogue.hpp"
-#include "workloads/input_pipeline.hpp"
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {
@@ -29,6 +29,13 @@ struct ParallelPlan {
   std::int64_t tensor = 1;    // Megatron tensor-parallel degree (splits heads and the MLP)
   std::int64_t pipeline = 1;  // pipeline stages (contiguous layers each)
   bool sequence = false;      // Megatron sequence parallelism (needs tensor > 1 to matter)
+  // Expert parallelism (Megatron-core / DeepSpeed-MoE): it subdivides the
+  // data-parallel ranks. `expert` consecutive DP ranks (same TP and PP
+  // coordinates) form an EP group holding all experts, experts / expert each;
+  // the data / expert ranks holding the same experts form its
+  // expert-data-parallel group, where expert gradients are summed. The world
+  // stays data * tensor * pipeline.
+  std::int64_t expert = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   std::int64_t virtual_stages = 1;  // model chunks per stage (interleaved 1F1B)
   // Rank numbering, fastest-varying dimension first: Megatron's default puts
@@ -38,6 +45,7 @@ struct ParallelPlan {
   std::vector<std::uint32_t> gpus;  // rank -> GPU index; empty = rank r on GPU r
 
   std::int64_t world_size() const { return data * tensor * pipeline; }
+  std::int64_t expert_data() const { return data / expert; }  // replicas of each expert
 };
 
 // How data-parallel replicas keep weights in step. ddp: bucketed gradient

@@ -69,7 +69,7 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
 }
 
 Trace build_trace(const WorkloadSpec& w, int ranks) {
-  const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1;
+  const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1;
   if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
   if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty()) return build_ddp_trace(w, ranks);
   return build_parallel_trace(w);
@@ -95,12 +95,16 @@ std::string strategy_name(Strategy s) {
 
 std::string describe_plan(const WorkloadSpec& w, int ranks) {
   const ParallelPlan& p = w.parallel;
-  if (p.tensor == 1 && p.pipeline == 1) return strategy_name(w.strategy) + " over " + std::to_string(ranks) + " GPUs";
+  const std::string experts = p.expert > 1 ? " with EP " + std::to_string(p.expert) : "";
+  if (p.tensor == 1 && p.pipeline == 1) {
+    return strategy_name(w.strategy) + " over " + std::to_string(ranks) + " GPUs" + experts;
+  }
   const char* schedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
   std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + " x PP " +
                      std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
                      (p.virtual_stages > 1 ? ", v=" + std::to_string(p.virtual_stages) : "") + ") x DP " +
-                     std::to_string(p.data) + " " + strategy_name(w.strategy) + " = " + std::to_string(ranks) + " GPUs";
+                     std::to_string(p.data) + experts + " " + strategy_name(w.strategy) + " = " +
+                     std::to_string(ranks) + " GPUs";
   return plan;
 }
 
@@ -123,9 +127,12 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
     const ImageShape& in = w.cnn->input;
     sample = std::to_string(in.channels) + "x" + std::to_string(in.height) + "x" + std::to_string(in.width) + " images";
   }
-  return w.model.name + " (" + describe_parameters(parameter_count(w)) + "), " + describe_plan(w, ranks) + ", " +
-         std::string(to_string(w.precision)) + ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " +
-         std::to_string(w.global_batch) + " x " + sample;
+  std::string params = describe_parameters(parameter_count(w));
+  if (!w.mlp && !w.cnn && w.model.moe())
+    params += ", " + describe_parameters(w.model.active_parameter_count()) + " active";
+  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + std::string(to_string(w.precision)) +
+         ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +
+         sample;
 }
 
 std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s) {
