@@ -62,22 +62,29 @@ Rendezvous RendezvousTable::at(std::uint32_t rank, OpIndex op) const {
   return meetings_[rank][position];
 }
 
+// Collectives meet in two passes: the first finds, per (group, k), the
+// member that arrived last; the second hands that to every member's k-th
+// call. No list of parties is kept per instance (a 1024-GPU step has 1.5 M).
 RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result) {
   RendezvousTable table(trace, result);
-  // [group][k]: the members' k-th calls; (sender, receiver): sends and receives.
-  std::vector<std::vector<std::vector<OpRef>>> collectives(trace.groups.size());
+  std::vector<std::vector<Rendezvous>> instances(trace.groups.size());  // [group][k]: the last arrival
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> instance_of;     // per collective visited: (group, k)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<OpRef>, std::vector<OpRef>>> peers;
   std::vector<std::uint32_t> calls_on_group(trace.groups.size());
+  std::vector<std::vector<OpIndex>> order(trace.ranks.size());
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
     const auto& ops = trace.ops(r);
     std::fill(calls_on_group.begin(), calls_on_group.end(), 0);
-    for (OpIndex i : arrival_order(table.meeting_ops(r), result.ranks[r])) {
+    order[r] = arrival_order(table.meeting_ops(r), result.ranks[r]);
+    for (OpIndex i : order[r]) {
+      const TimePs start = result.ranks[r].ops[i].start;
       if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
         const std::uint32_t group = trace.group(r, *call);
-        auto& calls = collectives.at(group);
+        auto& calls = instances.at(group);
         const std::uint32_t k = calls_on_group[group]++;
-        if (calls.size() <= k) calls.resize(k + 1);
-        calls[k].push_back({r, i});
+        if (calls.size() <= k) calls.resize(k + 1, Rendezvous{-1, OpRef{}});
+        if (start > calls[k].ready) calls[k] = Rendezvous{start, OpRef{r, i}};
+        instance_of.emplace_back(group, k);
       } else {
         const auto& t = std::get<PeerTransfer>(ops[i].work);
         const bool send = t.side == PeerTransfer::Side::send;
@@ -87,8 +94,14 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
       }
     }
   }
-  for (const auto& calls : collectives) {
-    for (const auto& parties : calls) settle(parties, result, table);
+  std::size_t visited = 0;
+  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+    const auto& ops = trace.ops(r);
+    for (OpIndex i : order[r]) {
+      if (!std::holds_alternative<CollectiveCall>(ops[i].work)) continue;
+      const auto [group, k] = instance_of[visited++];
+      table.meeting(r, i) = instances[group][k];
+    }
   }
   for (const auto& [key, sides] : peers) {
     const std::size_t n = std::min(sides.first.size(), sides.second.size());
