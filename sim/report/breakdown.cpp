@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdlib>
 #include <iterator>
 #include <optional>
@@ -106,25 +107,28 @@ std::vector<Edge> sorted_edges(const StreamSegments& lists) {
 // to the first active category in priority order.
 TimeBreakdown sweep(const StreamSegments& segments, TimePs step) {
   const std::vector<Edge> edges = sorted_edges(segments);
+  // Categories are in priority order, so the owner of a stretch is the
+  // lowest set bit of the active mask.
   std::array<int, kCategoryCount> active{};
+  std::uint32_t mask = 0;
+  std::uint32_t compute_mask = 0, communication_mask = 0;
+  for (Category c : kAllCategories) {
+    if (is_compute(c)) compute_mask |= 1u << static_cast<unsigned>(c);
+    if (is_communication(c)) communication_mask |= 1u << static_cast<unsigned>(c);
+  }
   TimeBreakdown b;
   b.step = step;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const int id = edges[e].second;
-    active[static_cast<std::size_t>(std::abs(id) - 1)] += id > 0 ? 1 : -1;
+    const auto c = static_cast<std::size_t>(std::abs(id) - 1);
+    active[c] += id > 0 ? 1 : -1;
+    mask = active[c] > 0 ? mask | (1u << c) : mask & ~(1u << c);
     if (e + 1 == edges.size()) break;
     const TimePs length = std::min(edges[e + 1].first, step) - std::min(edges[e].first, step);
-    if (length <= 0) continue;
-    bool computing = false, communicating = false;
-    std::optional<Category> owner;
-    for (Category c : kAllCategories) {
-      if (active[static_cast<std::size_t>(c)] == 0) continue;
-      if (!owner) owner = c;
-      computing |= is_compute(c);
-      communicating |= is_communication(c);
-    }
-    if (owner && *owner != Category::waiting) b[*owner] += length;
-    if (computing && communicating) b.overlapped_communication += length;
+    if (length <= 0 || mask == 0) continue;
+    const auto owner = static_cast<Category>(std::countr_zero(mask));
+    if (owner != Category::waiting) b[owner] += length;
+    if ((mask & compute_mask) && (mask & communication_mask)) b.overlapped_communication += length;
   }
   TimePs claimed = 0;
   for (Category c : kAllCategories) claimed += c == Category::waiting ? 0 : b[c];
