@@ -2,9 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "memory_items.hpp"
 #include "workloads/model_catalogue.hpp"
 
 using namespace simctl;
+using simctl::testing::bytes_of;
 
 namespace {
 
@@ -30,14 +32,6 @@ WorkloadSpec gpt_175b(bool sequence, ActivationRecompute recompute) {
   spec.attention = AttentionKernel::unfused;
   spec.dropout = 0.1;
   return spec;
-}
-
-double bytes_of(const StageMemory& row, const std::string& name) {
-  for (const auto& i : row.items) {
-    if (i.name == name) return i.bytes;
-  }
-  FAIL("no item " << name);
-  return 0.0;
 }
 
 }  // namespace

@@ -14,10 +14,11 @@ using namespace simctl;
 
 namespace {
 
-// One DGX H100 (8 GPUs) and a GPT-2-sized model with 12 heads and 12 layers.
-std::string run_config(const std::string& workload_lines) {
+// One DGX H100 (8 GPUs) and, unless told, a GPT-2-sized model with 12 heads
+// and 12 layers.
+std::string run_config(const std::string& workload_lines, const std::string& model) {
   return "name: plan error case\nsystem: " + std::string(SIMCTL_SOURCE_DIR) +
-         "/configs/systems/dgx_h100.yaml\nworkload:\n  model: gpt2-small\n" + workload_lines;
+         "/configs/systems/dgx_h100.yaml\nworkload:\n  model: " + model + "\n" + workload_lines;
 }
 
 std::string write_config(const std::string& name, const std::string& text) {
@@ -34,6 +35,7 @@ struct Rejection {
   int line;            // of the offending field in the written file
   std::string field;   // the field path named
   std::string advice;  // what would be valid
+  std::string model = "gpt2-small";
 };
 
 // The one-line message loading `path` fails with.
@@ -48,7 +50,7 @@ std::string rejection(const std::string& path) {
 }
 
 void check_rejected(const Rejection& c) {
-  const std::string path = write_config(c.name, run_config(c.workload_lines));
+  const std::string path = write_config(c.name, run_config(c.workload_lines, c.model));
   const std::string message = rejection(path);
   INFO(c.name << ": " << message);
   CHECK(message.find('\n') == std::string::npos);
@@ -99,4 +101,22 @@ TEST_CASE("a plan that does not fit in GPU memory gives the numbers", "[plans][b
 TEST_CASE("an unknown training framework", "[plans][bad-input]") {
   check_rejected({"framework", "  parallel: {data: 8}\n  micro_batch: 1\n  framework: deepspeed-magic\n", 7,
                   "workload.framework", "megatron-lm"});
+}
+
+// Expert parallelism: the model is the run config's gpt2-small (dense) or,
+// given a `model:` line of its own, Mixtral with 8 experts.
+TEST_CASE("expert parallelism on a dense model", "[plans][bad-input][moe]") {
+  check_rejected({"ep_dense", "  parallel: {data: 8, expert: 2}\n  micro_batch: 1\n", 5, "workload.parallel.expert",
+                  "needs a mixture-of-experts model, but 'gpt2-small' is dense"});
+}
+
+TEST_CASE("expert parallelism that does not divide the experts", "[plans][bad-input][moe]") {
+  check_rejected({"ep_experts", "  parallel: {data: 6, expert: 3}\n  micro_batch: 1\n", 5, "workload.parallel.expert",
+                  "must divide the model's 8 experts; valid: 1, 2, 4, 8", "mixtral-8x7b"});
+}
+
+TEST_CASE("expert parallelism that does not divide the data-parallel ranks", "[plans][bad-input][moe]") {
+  check_rejected({"ep_data", "  parallel: {data: 6, expert: 4}\n  micro_batch: 1\n", 5, "workload.parallel.expert",
+                  "must divide data = 6 (expert parallelism subdivides the data-parallel ranks); valid: 1, 2",
+                  "mixtral-8x7b"});
 }

@@ -131,7 +131,29 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
       {with_line("model", "  model: {layers: 2, hidden: 4000000000000, heads: 4, vocab: 100, seq_len: 32}"),
        "workload.model.hidden", "at most"},
       {with_line("global_batch", "  global_batch: 3200000"), "workload.global_batch", "micro-batches per step"},
-      {with_line("micro_batch", "  micro_batch: many"), "workload.micro_batch", "integer"},
+      {with_line("micro_batch", "  micro_batch: many"), "workload.micro_batch",
+       "integer"},  // Mixture of experts: model fields, then expert parallelism.
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100, seq_len: 32, experts: 4}"),
+       "workload.model.experts", "needs experts_per_token"},
+      {with_line(
+           "model",
+           "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100, seq_len: 32, experts: 4, experts_per_token: 5}"),
+       "workload.model.experts_per_token", "must be from 1 to experts (4)"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100, seq_len: 32, experts: -1}"),
+       "workload.model.experts", "must be 0 or 1 (a dense MLP) or a number of experts from 2"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100, seq_len: 32, expert_ffn: 128}"),
+       "workload.model.expert_ffn", "set experts (> 1) too"},
+      {with_line("parallel", "  parallel: {data: 8, expert: 2}"), "workload.parallel.expert",
+       "needs a mixture-of-experts model, but 'gpt-1.3b' is dense"},
+      {"workload: {model: mixtral-8x7b, parallel: {data: 6, expert: 3}, micro_batch: 1}\n", "workload.parallel.expert",
+       "must divide the model's 8 experts; valid: 1, 2, 4, 8"},
+      {"workload: {model: mixtral-8x7b, parallel: {data: 6, expert: 4}, micro_batch: 1}\n", "workload.parallel.expert",
+       "must divide data = 6 (expert parallelism subdivides the data-parallel ranks); "
+       "valid: 1, 2"},
+      {"workload: {model: mixtral-8x7b, parallel: {data: 4, expert: 4}, strategy: fsdp, micro_batch: 1}\n",
+       "workload.strategy", "use ddp, zero1 or zero2"},
+      {"workload: {model: mixtral-8x7b, parallel: {data: 2, tensor: 2}, micro_batch: 1}\n", "workload.parallel.tensor",
+       "needs sequence: true"},
   };
   for (const auto& c : cases) {
     INFO(c.text);
