@@ -3,6 +3,7 @@
 // the report turns into breakdowns and bottlenecks. Plain data, no behaviour.
 #include <cstdint>
 #include <memory>
+#include <memory_resource>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -15,7 +16,7 @@ struct OpTiming {
 };
 
 struct RankTimeline {
-  std::vector<OpTiming> ops;  // parallel to the rank's ops
+  std::pmr::vector<OpTiming> ops;  // parallel to the rank's ops
   // Per op, whether the roofline's memory side won (compute ops only). It
   // depends on the program and the GPU type alone, so ranks alike share one.
   std::shared_ptr<const std::vector<bool>> memory_bound;
@@ -30,6 +31,9 @@ struct LinkUsage {
 };
 
 struct ExecutionResult {
+  // Where the executor puts the ranks' timings (declared first, so it
+  // outlives them); copies of a timeline take ordinary memory.
+  std::shared_ptr<std::pmr::memory_resource> timing_memory;
   std::vector<RankTimeline> ranks;
   std::vector<LinkUsage> links;  // indexed by LinkId
   TimePs step_time = 0;          // latest rank finish

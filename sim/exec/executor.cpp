@@ -5,6 +5,7 @@
 
 #include "models/devices/compute_model.hpp"
 #include "models/network/system_collective_topology.hpp"
+#include "sim/core/huge_page_arena.hpp"
 #include "sim/exec/host_endpoints.hpp"
 
 namespace simctl {
@@ -48,10 +49,15 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
   state.kernels = &kernel_times(binding.program, catalogue_.gpu(system_.part(state.endpoint).model));
   state.compute_speed = system_.part(state.endpoint).compute_speed;
-  state.unfinished_deps = shape->dep_count;
+  const std::size_t count = shape->dep_count.size();
+  state.unfinished_deps =
+      static_cast<std::uint32_t*>(counter_memory_->allocate(count * sizeof(std::uint32_t), alignof(std::uint32_t)));
+  std::copy(shape->dep_count.begin(), shape->dep_count.end(), state.unfinished_deps);
   state.next_collective.assign(binding.groups.empty() ? trace_.groups.size() : binding.groups.size(), 0);
-  result_.ranks[rank].ops.assign(state.ops->size(), OpTiming{});
-  result_.ranks[rank].memory_bound = state.kernels->memory_bound;
+  // Move-constructed, not assigned: a move-assigned pmr vector would copy
+  // itself into the default resource.
+  result_.ranks.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
+                                       state.kernels->memory_bound, 0});
 }
 
 ExecutionResult Executor::run() {
@@ -65,7 +71,10 @@ ExecutionResult Executor::run() {
   kernel_times_.clear();
   ranks_.assign(trace_.ranks.size(), RankState{});
   result_ = ExecutionResult{};
-  result_.ranks.resize(trace_.ranks.size());
+  const std::size_t ops = trace_.op_count();
+  result_.timing_memory = std::make_shared<HugePageArena>(ops * sizeof(OpTiming));
+  counter_memory_ = std::make_unique<HugePageArena>(ops * sizeof(std::uint32_t));
+  result_.ranks.reserve(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);

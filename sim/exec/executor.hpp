@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -47,8 +48,8 @@ class Executor {
     const ProgramShape* shape = nullptr;
     const KernelTimes* kernels = nullptr;
     EndpointId endpoint = 0;
-    double compute_speed = 1.0;                  // the GPU's fraction of catalogue speed (stragglers)
-    std::vector<std::uint32_t> unfinished_deps;  // per op
+    double compute_speed = 1.0;                // the GPU's fraction of catalogue speed (stragglers)
+    std::uint32_t* unfinished_deps = nullptr;  // per op, in counter_memory_
     std::array<std::uint32_t, kStreamCount> stream_head{};
     std::array<bool, kStreamCount> stream_busy{};
     std::vector<std::uint32_t> next_collective;  // per group slot: calls issued so far
@@ -92,6 +93,7 @@ class Executor {
   std::unique_ptr<CollectiveRunner> collectives_;
   std::vector<std::unique_ptr<ProgramShape>> shapes_;  // per program, built by the first rank bound to it
   std::map<std::pair<std::uint32_t, const GpuSpec*>, KernelTimes> kernel_times_;
+  std::unique_ptr<std::pmr::memory_resource> counter_memory_;  // the ranks' dependency counters
   std::vector<RankState> ranks_;
   std::unordered_map<std::uint64_t, PendingCollective> pending_collectives_;      // by (group << 32 | instance)
   std::map<std::pair<std::uint32_t, std::uint32_t>, PendingPeer> pending_peers_;  // by (sender, receiver)
