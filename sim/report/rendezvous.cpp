@@ -1,6 +1,8 @@
 #include "sim/report/rendezvous.hpp"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <map>
 
 namespace simctl {
@@ -11,11 +13,26 @@ bool is_rendezvous(const Op& op) {
 }
 
 // A rank's collectives and transfers in the order they started (ties: list
-// order), which is the order the executor saw them arrive.
-std::vector<OpIndex> arrival_order(std::vector<OpIndex> ops, const RankTimeline& timeline) {
-  std::stable_sort(ops.begin(), ops.end(),
-                   [&](OpIndex a, OpIndex b) { return timeline.ops[a].start < timeline.ops[b].start; });
-  return ops;
+// order), which is the order the executor saw them arrive. Each stream runs
+// its ops in list order, so the ops of one stream are already in start
+// order: merging the streams' runs is enough.
+std::vector<OpIndex> arrival_order(const std::vector<OpIndex>& ops, const std::vector<Op>& program,
+                                   const RankTimeline& timeline) {
+  std::array<std::vector<OpIndex>, 3> by_stream;
+  for (OpIndex i : ops) by_stream[static_cast<std::size_t>(program[i].stream)].push_back(i);
+  auto earlier = [&](OpIndex a, OpIndex b) {
+    const TimePs sa = timeline.ops[a].start, sb = timeline.ops[b].start;
+    return sa != sb ? sa < sb : a < b;
+  };
+  std::vector<OpIndex> merged;
+  for (auto& run : by_stream) {
+    if (!std::is_sorted(run.begin(), run.end(), earlier)) std::sort(run.begin(), run.end(), earlier);
+    std::vector<OpIndex> both;
+    both.reserve(merged.size() + run.size());
+    std::merge(merged.begin(), merged.end(), run.begin(), run.end(), std::back_inserter(both), earlier);
+    merged = std::move(both);
+  }
+  return merged;
 }
 
 // Everyone in `parties` is ready once the last of them has started.
@@ -75,7 +92,7 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
     const auto& ops = trace.ops(r);
     std::fill(calls_on_group.begin(), calls_on_group.end(), 0);
-    order[r] = arrival_order(table.meeting_ops(r), result.ranks[r]);
+    order[r] = arrival_order(table.meeting_ops(r), ops, result.ranks[r]);
     for (OpIndex i : order[r]) {
       const TimePs start = result.ranks[r].ops[i].start;
       if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
