@@ -4,67 +4,21 @@
 // systems they ran on. Each point is asserted within its tolerance; the
 // printed table is what docs and closing notes quote.
 #include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdio>
 
-#include "plan_run.hpp"
-#include "sim/config/config_node.hpp"
+#include "reference_points.hpp"
 
 using namespace simctl;
-
-namespace {
-
-struct EndToEndPoint {
-  std::string id;
-  std::string config;
-  std::string metric;
-  double measured = 0.0;
-  double tolerance = 0.0;
-  bool fitted = false;
-};
-
-std::vector<EndToEndPoint> load_points() {
-  const auto file = ConfigNode::load_file(testing::config_path("workloads/measured/reference_points.yaml"));
-  std::vector<EndToEndPoint> points;
-  for (const ConfigNode& p : file.child("reference_points").elements()) {
-    points.push_back({p.child("id").as_string(), p.child("config").as_string(), p.child("metric").as_string(),
-                      p.child("measured").as_number(), p.child("tolerance").as_number(), p.child("fitted").as_bool()});
-  }
-  return points;
-}
-
-// Narayanan et al. 2021, eq. (3): FLOPs of one iteration with activation
-// recomputation, 96 B s l h^2 (1 + s / 6h + V / 16 l h).
-double megatron_hardware_flops(const WorkloadSpec& w) {
-  const double B = static_cast<double>(w.global_batch), s = static_cast<double>(w.model.seq_len);
-  const double l = static_cast<double>(w.model.layers), h = static_cast<double>(w.model.hidden);
-  const double V = static_cast<double>(w.model.vocab);
-  return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
-}
-
-double simulated(const EndToEndPoint& point, const testing::PlanRun& run) {
-  if (point.metric == "step_s") return run.step_s();
-  REQUIRE(point.metric == "hardware_tflops_per_gpu");
-  const double gpus = static_cast<double>(run.scenario.trace.ranks.size());
-  return megatron_hardware_flops(run.scenario.workload) / run.step_s() / gpus / 1e12;
-}
-
-}  // namespace
+using namespace simctl::testing;
 
 TEST_CASE("Megatron-LM and Korthikanti runs are reproduced within tolerance", "[plans][accuracy]") {
-  const auto points = load_points();
+  const auto points = load_reference_points();
   REQUIRE(points.size() >= 4);
   std::vector<double> errors;
   std::printf("%-42s %-24s %10s %10s %8s\n", "reference", "metric", "measured", "simulated", "error");
   for (const auto& point : points) {
-    const auto run = testing::run_config(point.config);
-    const double value = simulated(point, run);
-    const double error = value / point.measured - 1.0;
-    std::printf("%-42s %-24s %10.3f %10.3f %+7.1f%%%s\n", point.id.c_str(), point.metric.c_str(), point.measured, value,
-                100.0 * error, point.fitted ? " (fitted)" : "");
-    INFO(point.id << ": measured " << point.measured << ", simulated " << value);
-    CHECK(std::abs(error) <= point.tolerance);
-    if (!point.fitted) errors.push_back(std::abs(error));
+    if (point.large) continue;  // megatron_accuracy_large_test.cpp
+    const double error = check_reference_point(point);
+    if (!point.fitted) errors.push_back(error);
   }
   // The points not fitted carry the claim; together they must be close, too.
   double sum = 0.0;
