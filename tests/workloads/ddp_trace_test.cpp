@@ -83,13 +83,13 @@ TEST_CASE("backward doubles GEMM FLOPs and attention takes 2.5x", "[workloads][d
 TEST_CASE("GEMMs carry their shapes and count A, B and C bytes", "[workloads][ddp]") {
   const Trace trace = build_ddp_trace(gpt_1p3b(), 8);
   const double T = 8 * 2048, h = 2048;
-  const ComputeWork* qkv = compute_of(find_op(resolved_ops(trace, 0), "layer0.qkv"));
+  const ComputeWork* qkv = compute_of(find_op(trace.ops(0), "layer0.qkv"));
   REQUIRE(qkv);
   CHECK(qkv->m == 8 * 2048);
   CHECK(qkv->n == 3 * 2048);
   CHECK(qkv->k == 2048);
   CHECK(qkv->memory_bytes == Approx(2 * (T * h + h * 3 * h + T * 3 * h)));
-  const ComputeWork* wgrad = compute_of(find_op(resolved_ops(trace, 0), "layer0.mlp_up.wgrad"));
+  const ComputeWork* wgrad = compute_of(find_op(trace.ops(0), "layer0.mlp_up.wgrad"));
   REQUIRE(wgrad);
   CHECK(wgrad->m == 2048);
   CHECK(wgrad->n == 4 * 2048);
