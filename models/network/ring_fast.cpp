@@ -27,10 +27,6 @@ TimePs pipeline_latency(int steps, int chunks, double chunk_seconds, TimePs late
 
 }  // namespace
 
-void run_ring_fast(const RingContext& context, const RingPlan& plan, std::function<void()> on_done) {
-  run_ring_fast(context, plan, plan.flow_key, {}, std::move(on_done));
-}
-
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
                    std::span<const Path* const> fixed_paths, std::function<void()> on_done) {
   const std::size_t n = plan.order.size();

@@ -17,11 +17,9 @@ namespace simctl {
 
 // Ring ops only (all_reduce, all_gather, reduce_scatter); throws
 // std::invalid_argument for a chain (broadcast/reduce).
-void run_ring_fast(const RingContext& context, const RingPlan& plan, std::function<void()> on_done);
-// The same with the ECMP key base given apart from the plan, so that one
-// cached plan serves many launches.
-// `fixed_paths`, when not empty, gives each edge's route where no flow key
-// matters (nullptr: route it with the key).
+// The ECMP key base is given apart from the plan, so that one cached plan
+// serves many launches. `fixed_paths`, when not empty, gives each edge's
+// route where no flow key matters (nullptr: route it with the key).
 void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
                    std::span<const Path* const> fixed_paths, std::function<void()> on_done);
 

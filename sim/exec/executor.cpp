@@ -145,12 +145,16 @@ TimePs Executor::kernel_time(const RankState& state, OpIndex op) const {
 // `op` ends without anyone else seeing `op` end: `op` has no dependent but
 // it, and nothing else holds it back. Running such a chain in one event
 // gives every kernel the timing it would get event by event.
-std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex op) const {
+// The op after the running kernel on the compute stream, or kNoOp.
+OpIndex Executor::next_kernel(const RankState& state) {
   const auto& order = state.shape->stream_order[stream_index(Stream::compute)];
   const std::size_t next_position = state.stream_head[stream_index(Stream::compute)] + 1;
-  if (next_position >= order.size()) return std::nullopt;
-  const OpIndex next = order[next_position];
-  if (!std::holds_alternative<ComputeWork>((*state.ops)[next].work)) return std::nullopt;
+  return next_position < order.size() ? order[next_position] : kNoOp;
+}
+
+std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex op) const {
+  const OpIndex next = next_kernel(state);
+  if (next == kNoOp || !std::holds_alternative<ComputeWork>((*state.ops)[next].work)) return std::nullopt;
   const ProgramShape& shape = *state.shape;
   std::uint32_t waits_on_op = 0;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
@@ -189,10 +193,8 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
 // happens at the same simulated times as event by event.
 bool Executor::closes_early(const RankState& state, OpIndex op) const {
   const ProgramShape& shape = *state.shape;
-  const auto& compute_order = shape.stream_order[stream_index(Stream::compute)];
-  const std::size_t next_position = state.stream_head[stream_index(Stream::compute)] + 1;
-  const bool has_next = next_position < compute_order.size();
-  const OpIndex next = has_next ? compute_order[next_position] : 0;
+  const OpIndex next = next_kernel(state);
+  const bool has_next = next != kNoOp;
   bool next_waits = !has_next;
   bool releases_any = false;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {

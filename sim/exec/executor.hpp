@@ -71,6 +71,8 @@ class Executor {
   void start_op(std::uint32_t rank, OpIndex op);
   void start_compute(std::uint32_t rank, OpIndex op);
   TimePs kernel_time(const RankState& state, OpIndex op) const;
+  static constexpr OpIndex kNoOp = UINT32_MAX;
+  static OpIndex next_kernel(const RankState& state);
   std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op) const;
   bool closes_early(const RankState& state, OpIndex op) const;
   static bool waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependency);
