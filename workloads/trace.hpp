@@ -137,6 +137,11 @@ struct Trace {
   std::size_t op_count() const;  // over all ranks
 };
 
+// Collectives and transfers meet other ranks; every other op runs alone.
+inline bool meets_others(const Op& op) {
+  return std::holds_alternative<CollectiveCall>(op.work) || std::holds_alternative<PeerTransfer>(op.work);
+}
+
 // A rank's ops with its slots resolved: groups and peers by their real index.
 std::vector<Op> resolved_ops(const Trace& trace, std::uint32_t rank);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "workloads/trace.hpp"
 
 namespace simctl {
 
@@ -25,6 +26,19 @@ struct RankTimeline {
   bool is_memory_bound(std::size_t op) const { return memory_bound && (*memory_bound)[op]; }
 };
 
+struct OpRef {
+  std::uint32_t rank = 0;
+  OpIndex op = 0;
+  friend bool operator==(const OpRef&, const OpRef&) = default;
+};
+
+// When a collective or transfer could start moving bytes: once the last of
+// its parties arrived (a group's members, or a send and its receive).
+struct Rendezvous {
+  TimePs ready = 0;    // when the last party arrived
+  OpRef last_arrival;  // the party that arrived last (ties: the lowest rank, then the send)
+};
+
 struct LinkUsage {
   double bytes = 0.0;  // bytes carried in this direction
   TimePs busy = 0;     // time with at least one flow on the link
@@ -35,6 +49,10 @@ struct ExecutionResult {
   // outlives them); copies of a timeline take ordinary memory.
   std::shared_ptr<std::pmr::memory_resource> timing_memory;
   std::vector<RankTimeline> ranks;
+  // Per rank, its collectives and transfers in list order (the ops
+  // meets_others() picks): their rendezvous as the executor saw them. A
+  // result built by hand leaves this empty.
+  std::vector<std::pmr::vector<Rendezvous>> meetings;
   std::vector<LinkUsage> links;  // indexed by LinkId
   TimePs step_time = 0;          // latest rank finish
   std::uint64_t events = 0;      // engine events processed

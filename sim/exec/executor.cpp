@@ -58,6 +58,21 @@ void Executor::prepare_rank(std::uint32_t rank) {
   // itself into the default resource.
   result_.ranks.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
                                        state.kernels->memory_bound, 0});
+  result_.meetings.emplace_back(shape->meeting_count, Rendezvous{}, result_.timing_memory.get());
+}
+
+// Bytes of per-op results the replay keeps: every op's timing, and the
+// rendezvous of every collective and transfer.
+std::size_t Executor::result_bytes() const {
+  std::vector<std::size_t> meetings(trace_.programs.size(), 0);
+  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
+    for (const Op& op : trace_.programs[p]) meetings[p] += meets_others(op) ? 1 : 0;
+  }
+  std::size_t bytes = trace_.op_count() * sizeof(OpTiming);
+  for (const RankTrace& rank : trace_.ranks) {
+    if (rank.program < meetings.size()) bytes += meetings[rank.program] * sizeof(Rendezvous);
+  }
+  return bytes;
 }
 
 ExecutionResult Executor::run() {
@@ -72,9 +87,10 @@ ExecutionResult Executor::run() {
   ranks_.assign(trace_.ranks.size(), RankState{});
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
-  result_.timing_memory = std::make_shared<HugePageArena>(ops * sizeof(OpTiming));
+  result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
   counter_memory_ = std::make_unique<HugePageArena>(ops * sizeof(std::uint32_t));
   result_.ranks.reserve(trace_.ranks.size());
+  result_.meetings.reserve(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);
@@ -271,9 +287,14 @@ void Executor::launch_collective(std::uint32_t group, std::vector<std::pair<std:
   for (std::uint32_t member : trace_.groups[group]) request.members.push_back(ranks_[member].endpoint);
   // Members may have arrived ahead of the clock (close_early): the
   // collective starts when the last of them arrives.
-  TimePs last_arrival = engine_.now();
-  for (const auto& [rank, op] : arrived) last_arrival = std::max(last_arrival, result_.ranks[rank].ops[op].start);
-  collectives_->start_at(last_arrival, request, [this, arrived = std::move(arrived)] {
+  OpRef last{arrived.front().first, arrived.front().second};
+  TimePs ready = result_.ranks[last.rank].ops[last.op].start;
+  for (const auto& [rank, op] : arrived) {
+    const TimePs start = result_.ranks[rank].ops[op].start;
+    if (start > ready || (start == ready && rank < last.rank)) last = OpRef{rank, op}, ready = start;
+  }
+  for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
+  collectives_->start_at(std::max(ready, engine_.now()), request, [this, arrived = std::move(arrived)] {
     for (const auto& [rank, op] : arrived) finish_op(rank, op);
   });
 }
@@ -314,13 +335,21 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
     });
   };
   // A side that arrived ahead of the clock (close_early) starts the bytes later.
-  const TimePs both_posted =
-      std::max(result_.ranks[sender].ops[send_op].start, result_.ranks[receiver].ops[receive_op].start);
+  const TimePs sent = result_.ranks[sender].ops[send_op].start;
+  const TimePs received = result_.ranks[receiver].ops[receive_op].start;
+  const TimePs both_posted = std::max(sent, received);
+  const Rendezvous meeting{both_posted, received > sent ? OpRef{receiver, receive_op} : OpRef{sender, send_op}};
+  record_meeting(sender, send_op, meeting);
+  record_meeting(receiver, receive_op, meeting);
   if (both_posted > engine_.now()) {
     engine_.schedule_at(both_posted, start_flow);
   } else {
     start_flow();
   }
+}
+
+void Executor::record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& meeting) {
+  result_.meetings[rank][ranks_[rank].shape->meeting_position[op]] = meeting;
 }
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {

@@ -83,7 +83,9 @@ class Executor {
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
+  void record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& meeting);
   void finish_op(std::uint32_t rank, OpIndex op);
+  std::size_t result_bytes() const;
 
   const System& system_;
   const DeviceCatalogue& catalogue_;

@@ -9,6 +9,7 @@ ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
   ProgramShape shape;
   shape.dep_count.resize(ops.size());
   shape.dependents_start.assign(ops.size() + 1, 0);
+  shape.meeting_position.assign(ops.size(), ProgramShape::kNoMeeting);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     for (OpIndex dep : ops[i].deps) {
       if (dep >= i) {
@@ -19,6 +20,7 @@ ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
     }
     shape.dep_count[i] = static_cast<std::uint32_t>(ops[i].deps.size());
     shape.stream_order[stream_index(ops[i].stream)].push_back(i);
+    if (meets_others(ops[i])) shape.meeting_position[i] = shape.meeting_count++;
   }
   for (std::size_t i = 0; i < ops.size(); ++i) shape.dependents_start[i + 1] += shape.dependents_start[i];
   shape.dependents.resize(shape.dependents_start.back());

@@ -20,6 +20,11 @@ struct ProgramShape {
   std::vector<std::uint32_t> dependents_start;  // per op, plus one: CSR offsets into dependents
   std::vector<OpIndex> dependents;              // ops that wait for each op, grouped by op
   std::array<std::vector<OpIndex>, kStreamCount> stream_order;
+  // Per op, its place among the program's collectives and transfers (where
+  // ExecutionResult::meetings keeps its rendezvous), or kNoMeeting.
+  static constexpr std::uint32_t kNoMeeting = UINT32_MAX;
+  std::vector<std::uint32_t> meeting_position;
+  std::uint32_t meeting_count = 0;
 };
 
 // Throws std::runtime_error naming `rank` if an op depends on a later one.

@@ -8,10 +8,6 @@
 namespace simctl {
 namespace {
 
-bool is_rendezvous(const Op& op) {
-  return std::holds_alternative<CollectiveCall>(op.work) || std::holds_alternative<PeerTransfer>(op.work);
-}
-
 // A rank's collectives and transfers in the order they started (ties: list
 // order), which is the order the executor saw them arrive. Each stream runs
 // its ops in list order, so the ops of one stream are already in start
@@ -35,33 +31,37 @@ std::vector<OpIndex> arrival_order(const std::vector<OpIndex>& ops, const std::v
   return merged;
 }
 
-// Everyone in `parties` is ready once the last of them has started.
-void settle(const std::vector<OpRef>& parties, const ExecutionResult& result, RendezvousTable& table) {
-  if (parties.empty()) return;
+// Everyone in `parties` is ready once the last of them has started (ties:
+// the first listed).
+Rendezvous last_of(const std::vector<OpRef>& parties, const ExecutionResult& result) {
   OpRef last = parties.front();
   for (const OpRef& p : parties) {
     if (result.ranks[p.rank].ops[p.op].start > result.ranks[last.rank].ops[last.op].start) last = p;
   }
-  const TimePs ready = result.ranks[last.rank].ops[last.op].start;
-  for (const OpRef& p : parties) table.meeting(p.rank, p.op) = Rendezvous{ready, last};
+  return {result.ranks[last.rank].ops[last.op].start, last};
 }
 
 }  // namespace
 
-RendezvousTable::RendezvousTable(const Trace& trace, const ExecutionResult& result)
+RendezvousTable::RendezvousTable(const Trace& trace, const ExecutionResult& result, FromTimings)
     : trace_(&trace), result_(&result), position_(trace.programs.size()), meeting_ops_(trace.programs.size()) {
   for (std::size_t p = 0; p < trace.programs.size(); ++p) {
     const auto& ops = trace.programs[p];
     position_[p].assign(ops.size(), kNone);
     for (OpIndex i = 0; i < ops.size(); ++i) {
-      if (!is_rendezvous(ops[i])) continue;
+      if (!meets_others(ops[i])) continue;
       position_[p][i] = static_cast<std::uint32_t>(meeting_ops_[p].size());
       meeting_ops_[p].push_back(i);
     }
   }
-  meetings_.resize(trace.ranks.size());
-  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    for (OpIndex i : meeting_ops(r)) meetings_[r].push_back({result.ranks[r].ops[i].start, OpRef{r, i}});
+}
+
+RendezvousTable::RendezvousTable(const Trace& trace, const ExecutionResult& result)
+    : RendezvousTable(trace, result, FromTimings{}) {
+  if (result.meetings.size() == trace.ranks.size()) {
+    recorded_ = &result.meetings;
+  } else {
+    *this = rendezvous_from_timings(trace, result);
   }
 }
 
@@ -69,21 +69,29 @@ const std::vector<OpIndex>& RendezvousTable::meeting_ops(std::uint32_t rank) con
   return meeting_ops_[trace_->ranks[rank].program];
 }
 
-Rendezvous& RendezvousTable::meeting(std::uint32_t rank, OpIndex op) {
-  return meetings_[rank][position_[trace_->ranks[rank].program][op]];
+Rendezvous& RendezvousTable::matched(std::uint32_t rank, OpIndex op) {
+  return matched_[rank][position_[trace_->ranks[rank].program][op]];
 }
 
 Rendezvous RendezvousTable::at(std::uint32_t rank, OpIndex op) const {
   const std::uint32_t position = position_[trace_->ranks[rank].program][op];
   if (position == kNone) return {result_->ranks[rank].ops[op].start, OpRef{rank, op}};
-  return meetings_[rank][position];
+  return meetings()[rank][position];
+}
+
+RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result) {
+  return RendezvousTable(trace, result);
 }
 
 // Collectives meet in two passes: the first finds, per (group, k), the
 // member that arrived last; the second hands that to every member's k-th
 // call. No list of parties is kept per instance (a 1024-GPU step has 1.5 M).
-RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result) {
-  RendezvousTable table(trace, result);
+RendezvousTable rendezvous_from_timings(const Trace& trace, const ExecutionResult& result) {
+  RendezvousTable table(trace, result, RendezvousTable::FromTimings{});
+  table.matched_.resize(trace.ranks.size());
+  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+    for (OpIndex i : table.meeting_ops(r)) table.matched_[r].push_back({result.ranks[r].ops[i].start, OpRef{r, i}});
+  }
   std::vector<std::vector<Rendezvous>> instances(trace.groups.size());  // [group][k]: the last arrival
   std::vector<std::pair<std::uint32_t, std::uint32_t>> instance_of;     // per collective visited: (group, k)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<OpRef>, std::vector<OpRef>>> peers;
@@ -117,12 +125,16 @@ RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& resu
     for (OpIndex i : order[r]) {
       if (!std::holds_alternative<CollectiveCall>(ops[i].work)) continue;
       const auto [group, k] = instance_of[visited++];
-      table.meeting(r, i) = instances[group][k];
+      table.matched(r, i) = instances[group][k];
     }
   }
   for (const auto& [key, sides] : peers) {
     const std::size_t n = std::min(sides.first.size(), sides.second.size());
-    for (std::size_t k = 0; k < n; ++k) settle({sides.first[k], sides.second[k]}, result, table);
+    for (std::size_t k = 0; k < n; ++k) {
+      const Rendezvous meeting = last_of({sides.first[k], sides.second[k]}, result);
+      table.matched(sides.first[k].rank, sides.first[k].op) = meeting;
+      table.matched(sides.second[k].rank, sides.second[k].op) = meeting;
+    }
   }
   return table;
 }

@@ -15,44 +15,42 @@
 
 namespace simctl {
 
-struct OpRef {
-  std::uint32_t rank = 0;
-  OpIndex op = 0;
-  friend bool operator==(const OpRef&, const OpRef&) = default;
-};
-
-struct Rendezvous {
-  TimePs ready = 0;    // when the last party arrived; the op's start for non-communication ops
-  OpRef last_arrival;  // the party that arrived last (the op itself when it was last or alone)
-};
-
 // Only collectives and transfers meet anyone; every other op is ready when
 // it starts. The table keeps entries for the former alone (a quarter of a
 // training step's ops) and reads the result for the rest, so it is valid
-// while the trace and result it was matched on live.
+// while the trace and result it was built from live.
 class RendezvousTable {
  public:
+  // The executor's record of every meeting; a result that carries none (one
+  // built by hand) has them matched from its timings.
   RendezvousTable(const Trace& trace, const ExecutionResult& result);
   Rendezvous at(std::uint32_t rank, OpIndex op) const;
-  Rendezvous& meeting(std::uint32_t rank, OpIndex op);  // a collective or transfer's entry
   // Per program: each op's position among its program's collectives and
   // transfers, or kNone; and those ops in list order.
   static constexpr std::uint32_t kNone = UINT32_MAX;
   const std::vector<OpIndex>& meeting_ops(std::uint32_t rank) const;
 
  private:
+  friend RendezvousTable rendezvous_from_timings(const Trace& trace, const ExecutionResult& result);
+  struct FromTimings {};
+  RendezvousTable(const Trace& trace, const ExecutionResult& result, FromTimings);
+  const std::vector<std::pmr::vector<Rendezvous>>& meetings() const { return recorded_ ? *recorded_ : matched_; }
+  Rendezvous& matched(std::uint32_t rank, OpIndex op);
+
   const Trace* trace_;
   const ExecutionResult* result_;
   std::vector<std::vector<std::uint32_t>> position_;  // [program][op]
   std::vector<std::vector<OpIndex>> meeting_ops_;     // [program]
-  std::vector<std::vector<Rendezvous>> meetings_;     // [rank][position]
+  const std::vector<std::pmr::vector<Rendezvous>>* recorded_ = nullptr;
+  std::vector<std::pmr::vector<Rendezvous>> matched_;  // [rank][position], when nothing was recorded
 };
 
 RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result);
 
-// Per rank: how long the other ranks spent waiting for it (their
-// communication ops' time between starting and the rank arriving last).
-// The largest entry is the straggler, or nn.DataParallel's master.
+// Matches every meeting from the timings alone, as the executor paired
+// them: what a hand-built result gets, and what tests hold the record to.
+RendezvousTable rendezvous_from_timings(const Trace& trace, const ExecutionResult& result);
+
 std::vector<TimePs> time_waited_on(const Trace& trace, const ExecutionResult& result, const RendezvousTable& table);
 
 }  // namespace simctl
