@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -163,10 +164,31 @@ void FlowNetwork::recompute(std::span<const LinkId> seeds, std::span<const FlowR
     }
     component_.push_back(ref);
   }
+  apply_rates(each_alone() ? alone_rates() : shared_rates());
+  recompute_wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+}
+
+// Whether no link of the component carries more than one crossing, as the
+// edges of a ring alone on its NVSwitch ports do: each flow then simply runs
+// at its slowest link, which is what water-filling would find.
+bool FlowNetwork::each_alone() const {
+  return std::all_of(touched_.begin(), touched_.end(), [&](LinkId link) { return links_[link].flows.size() <= 1; });
+}
+
+const std::vector<double>& FlowNetwork::alone_rates() {
+  alone_rates_.clear();
+  for (const FlowRef& ref : component_) {
+    double rate = std::numeric_limits<double>::infinity();
+    for (LinkId link : slots_[ref.slot].links) rate = std::min(rate, capacity_[link]);
+    alone_rates_.push_back(rate);
+  }
+  return alone_rates_;
+}
+
+const std::vector<double>& FlowNetwork::shared_rates() {
   solver_.clear();
   for (const FlowRef& ref : component_) solver_.add_flow(slots_[ref.slot].links);
-  apply_rates(solver_.solve(capacity_));
-  recompute_wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return solver_.solve(capacity_);
 }
 
 // Installs one rate per component_ flow. Link sums are rebuilt in flow id

@@ -103,6 +103,9 @@ class FlowNetwork {
   void advance(Flow& flow);
   void settle_link(LinkId link);
   void recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining);
+  bool each_alone() const;
+  const std::vector<double>& alone_rates();
+  const std::vector<double>& shared_rates();
   void apply_rates(const std::vector<double>& rates_bytes_per_s);
   void flush_drained();
   void reschedule(std::uint32_t slot);
@@ -136,6 +139,7 @@ class FlowNetwork {
   std::vector<FlowRef> joining_;     // end_batch's newcomers
   std::vector<LinkId> batch_seeds_;  // end_batch's seeds
   MaxMinFairSolver solver_;
+  std::vector<double> alone_rates_;
   std::vector<std::pair<TimePs, std::uint32_t>> due_;  // (drain time, slot) set by this recompute
   std::vector<CompletionGroup> groups_;
   std::vector<std::uint32_t> free_groups_;
