@@ -173,3 +173,29 @@ TEST_CASE("flows that reuse drained flows' storage keep their own ids and rates"
   CHECK(net.active_flows() == 0);
   CHECK(net.flows_started() == 15);
 }
+
+TEST_CASE("flows alone on their links run at their slowest link, as water-filling gives", "[network][flow]") {
+  Engine engine;
+  const std::vector<Bandwidth> capacity{{100 * kGBps}, {30 * kGBps}, {70 * kGBps}, {50 * kGBps}, {20 * kGBps}};
+  FlowNetwork net(engine, capacity);
+  const std::vector<LinkId> ring_a{0, 1}, ring_b{2, 3}, alone{4};
+  net.begin_batch();
+  const FlowId a = net.start(path_of(ring_a), 1e9, {});
+  const FlowId b = net.start(path_of(ring_b), 1e9, {});
+  const FlowId c = net.start(path_of(alone), 1e9, {});
+  net.end_batch();
+  std::vector<double> bytes_per_s;
+  for (Bandwidth bw : capacity) bytes_per_s.push_back(bw.bytes_per_s);
+  const auto filled = max_min_fair_rates({&ring_a, &ring_b, &alone}, bytes_per_s);
+  CHECK(net.rate_of(a) == 30 * kGBps);
+  CHECK(net.rate_of(b) == 50 * kGBps);
+  CHECK(net.rate_of(c) == 20 * kGBps);
+  CHECK(net.rate_of(a) == filled[0]);
+  CHECK(net.rate_of(b) == filled[1]);
+  CHECK(net.rate_of(c) == filled[2]);
+  // A flow joining link 1 makes the component shared: both halve it there.
+  const FlowId d = net.start(path_of({1}), 1e9, {});
+  CHECK(net.rate_of(a) == 15 * kGBps);
+  CHECK(net.rate_of(d) == 15 * kGBps);
+  engine.run();
+}
