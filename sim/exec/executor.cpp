@@ -51,7 +51,7 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.compute_speed = system_.part(state.endpoint).compute_speed;
   const std::size_t count = shape->dep_count.size();
   state.unfinished_deps =
-      static_cast<std::uint32_t*>(counter_memory_->allocate(count * sizeof(std::uint32_t), alignof(std::uint32_t)));
+      static_cast<DepCount*>(counter_memory_->allocate(count * sizeof(DepCount), alignof(DepCount)));
   std::copy(shape->dep_count.begin(), shape->dep_count.end(), state.unfinished_deps);
   state.next_collective.assign(binding.groups.empty() ? trace_.groups.size() : binding.groups.size(), 0);
   // Move-constructed, not assigned: a move-assigned pmr vector would copy
@@ -88,7 +88,7 @@ ExecutionResult Executor::run() {
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
   result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
-  counter_memory_ = std::make_unique<HugePageArena>(ops * sizeof(std::uint32_t));
+  counter_memory_ = std::make_unique<HugePageArena>(ops * sizeof(DepCount));
   result_.ranks.reserve(trace_.ranks.size());
   result_.meetings.reserve(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);

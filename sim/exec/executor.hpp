@@ -48,8 +48,8 @@ class Executor {
     const ProgramShape* shape = nullptr;
     const KernelTimes* kernels = nullptr;
     EndpointId endpoint = 0;
-    double compute_speed = 1.0;                // the GPU's fraction of catalogue speed (stragglers)
-    std::uint32_t* unfinished_deps = nullptr;  // per op, in counter_memory_
+    double compute_speed = 1.0;           // the GPU's fraction of catalogue speed (stragglers)
+    DepCount* unfinished_deps = nullptr;  // per op, in counter_memory_
     std::array<std::uint32_t, kStreamCount> stream_head{};
     std::array<bool, kStreamCount> stream_busy{};
     std::vector<std::uint32_t> next_collective;  // per group slot: calls issued so far

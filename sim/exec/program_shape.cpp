@@ -18,7 +18,12 @@ ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
       }
       ++shape.dependents_start[dep + 1];
     }
-    shape.dep_count[i] = static_cast<std::uint32_t>(ops[i].deps.size());
+    if (ops[i].deps.size() > kMaxDeps) {
+      throw std::runtime_error("rank " + std::to_string(rank) + " op " + std::to_string(i) + " ('" + ops[i].name +
+                               "') waits on " + std::to_string(ops[i].deps.size()) + " ops; at most " +
+                               std::to_string(kMaxDeps) + " are supported (chain them through an op in between)");
+    }
+    shape.dep_count[i] = static_cast<DepCount>(ops[i].deps.size());
     shape.stream_order[stream_index(ops[i].stream)].push_back(i);
     if (meets_others(ops[i])) shape.meeting_position[i] = shape.meeting_count++;
   }

@@ -15,8 +15,13 @@ constexpr std::size_t kStreamCount = 3;
 
 constexpr std::size_t stream_index(Stream s) { return static_cast<std::size_t>(s); }
 
+// How many ops one op waits for. Two bytes, because every rank keeps one
+// counter per op: at 1024 GPUs that is 41 M counters.
+using DepCount = std::uint16_t;
+constexpr std::size_t kMaxDeps = UINT16_MAX;
+
 struct ProgramShape {
-  std::vector<std::uint32_t> dep_count;         // per op
+  std::vector<DepCount> dep_count;              // per op
   std::vector<std::uint32_t> dependents_start;  // per op, plus one: CSR offsets into dependents
   std::vector<OpIndex> dependents;              // ops that wait for each op, grouped by op
   std::array<std::vector<OpIndex>, kStreamCount> stream_order;
@@ -27,7 +32,8 @@ struct ProgramShape {
   std::uint32_t meeting_count = 0;
 };
 
-// Throws std::runtime_error naming `rank` if an op depends on a later one.
+// Throws std::runtime_error naming `rank` if an op depends on a later one or
+// on more than kMaxDeps ops.
 ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank);
 
 }  // namespace simctl

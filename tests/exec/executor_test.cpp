@@ -140,6 +140,23 @@ TEST_CASE("a dependency on a later op is refused", "[exec]") {
   CHECK_THROWS_WITH(f.run(trace), Catch::Contains("depends on a later op"));
 }
 
+TEST_CASE("an op waiting on more ops than a dependency counter holds is refused", "[exec]") {
+  Fixture f(1);
+  Trace trace;
+  trace.groups = {{0}};
+  trace.ranks.push_back(RankTrace{0, {}, {}});
+  trace.programs.resize(1);
+  std::vector<OpIndex> all;
+  for (OpIndex i = 0; i <= kMaxDeps; ++i) {
+    trace.programs[0].push_back(compute("part", 1e6));
+    all.push_back(i);
+  }
+  trace.programs[0].push_back(compute("join", 1e6, all));
+  CHECK_THROWS_WITH(f.run(trace), Catch::Contains("waits on 65536 ops; at most 65535"));
+  trace.programs[0].back().deps.pop_back();
+  CHECK_NOTHROW(f.run(trace));
+}
+
 TEST_CASE("the same trace replays to identical timings", "[exec][determinism]") {
   Fixture f;
   Trace trace;
