@@ -5,7 +5,6 @@
 
 #include "models/network/collective_group.hpp"
 #include "models/network/collective_plans.hpp"
-#include "models/network/ring_fast.hpp"
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
 
@@ -70,17 +69,34 @@ CollectiveChoice CollectiveRunner::choice_for(const CollectiveRequest& request) 
 // rather than growing without limit.
 constexpr std::size_t kMaxCachedPlans = 4096;
 
-CollectiveRunner::PlanKey CollectiveRunner::key_of(const CollectiveRequest& request) {
+CollectiveRunner::PlanKeyView CollectiveRunner::key_of(const CollectiveRequest& request) {
   return {request.op, request.bytes, request.algorithm, request.protocol, request.members};
 }
 
+CollectiveRunner::PlanKey CollectiveRunner::owned(const PlanKeyView& key) {
+  return {key.op, key.bytes, key.algorithm, key.protocol, {key.members.begin(), key.members.end()}};
+}
+
 CollectiveChoice CollectiveRunner::cached_choice(const CollectiveRequest& request) {
-  PlanKey key = key_of(request);
+  const PlanKeyView key = key_of(request);
   if (auto it = choices_.find(key); it != choices_.end()) return it->second;
   const CollectiveChoice choice = choice_for(request);
   if (choices_.size() >= kMaxCachedPlans) choices_.clear();
-  choices_.emplace(std::move(key), choice);
+  choices_.emplace(owned(key), choice);
   return choice;
+}
+
+const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol) {
+  auto& tuning = ring_tunings_.at(static_cast<std::size_t>(protocol));
+  if (!tuning) tuning = ring_tuning_for(tuning_, protocol);
+  return *tuning;
+}
+
+// A ring whose every sub-ring takes the fast path: the common case, which
+// start_at runs without composing closures.
+bool CollectiveRunner::runs_as_fast_rings(const CollectiveChoice& choice, const RingPlans& plans) const {
+  if (choice.algorithm != CollectiveAlgorithm::automatic && choice.algorithm != CollectiveAlgorithm::ring) return false;
+  return std::all_of(plans->begin(), plans->end(), [](const CachedRing& ring) { return ring.plan.sends.empty(); });
 }
 
 void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done) {
@@ -88,10 +104,48 @@ void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std
     engine_.schedule_at(at, std::move(on_done));
     return;
   }
+  const CollectiveChoice choice = cached_choice(request);
+  const bool ring = choice.algorithm == CollectiveAlgorithm::automatic || choice.algorithm == CollectiveAlgorithm::ring;
+  if (RingPlans plans = ring ? ring_plans(request, choice.protocol) : nullptr;
+      plans && runs_as_fast_rings(choice, plans)) {
+    std::uint32_t launch = 0;
+    if (free_launches_.empty()) {
+      launch = static_cast<std::uint32_t>(ring_launches_.size());
+      ring_launches_.emplace_back();
+    } else {
+      launch = free_launches_.back();
+      free_launches_.pop_back();
+    }
+    const std::size_t rings = plans->size();
+    ring_launches_[launch] = RingLaunch{std::move(plans), next_flow_key_, choice.protocol, std::move(on_done)};
+    next_flow_key_ += kFlowKeyStride * rings;
+    engine_.schedule_at(at + tuning_.protocol(choice.protocol).launch_latency,
+                        [this, launch] { launch_rings(launch); });
+    return;
+  }
   // Plan now so that an unsupported request fails at the call, not inside the loop.
-  Launch launch = prepare(request, cached_choice(request));
+  Launch launch = prepare(request, choice);
   engine_.schedule_at(at + launch.latency,
                       [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
+}
+
+void CollectiveRunner::launch_rings(std::uint32_t launch) {
+  RingLaunch& slot = ring_launches_[launch];
+  const RingPlans plans = std::move(slot.plans);
+  std::function<void()> done = std::move(slot.on_done);
+  const std::uint64_t first_flow_key = slot.first_flow_key;
+  const CollectiveTuning& tuning = ring_tuning(slot.protocol);
+  free_launches_.push_back(launch);
+  network_.begin_batch();
+  if (plans->size() == 1) {
+    fast_rings_.run(tuning, plans->front().plan, first_flow_key, plans->front().fixed_paths, std::move(done));
+  } else {
+    auto each = join(plans->size(), std::move(done));
+    for (std::size_t i = 0; i < plans->size(); ++i) {
+      fast_rings_.run(tuning, (*plans)[i].plan, first_flow_key + i * kFlowKeyStride, (*plans)[i].fixed_paths, each);
+    }
+  }
+  network_.end_batch();
 }
 
 void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done) {
@@ -141,8 +195,8 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
 }
 
 CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest& request, Protocol protocol) {
-  PlanKey key = key_of(request);
-  std::get<Protocol>(key) = protocol;
+  PlanKeyView key = key_of(request);
+  key.protocol = protocol;
   if (auto it = ring_plans_.find(key); it != ring_plans_.end()) return it->second;
   const ProtocolTuning p = tuning_.protocol(protocol);
   const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, protocol);
@@ -165,7 +219,7 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
     plans->push_back({std::move(plan), std::move(fixed_paths)});
   }
   if (ring_plans_.size() >= kMaxCachedPlans) ring_plans_.clear();
-  ring_plans_.emplace(std::move(key), plans);
+  ring_plans_.emplace(owned(key), plans);
   return plans;
 }
 
@@ -186,7 +240,7 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
     for (std::size_t i = 0; i < plans->size(); ++i) {
       const RingPlan& plan = (*plans)[i].plan;
       if (plan.sends.empty()) {
-        run_ring_fast(context, plan, flow_keys[i], (*plans)[i].fixed_paths, each);
+        fast_rings_.run(ring_tuning, plan, flow_keys[i], (*plans)[i].fixed_paths, each);
       } else {
         RingPlan own = plan;  // the step-by-step run consumes its plan
         own.flow_key = flow_keys[i];

@@ -5,11 +5,15 @@
 // and PyTorch DataParallel's master pattern. The algorithm and protocol come
 // from the request or, when it says `automatic`, from the tuner
 // (collective_choice.hpp).
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
+#include <vector>
 
 #include "models/network/collective_choice.hpp"
 #include "models/network/collective_request.hpp"
@@ -17,6 +21,7 @@
 #include "models/network/collective_tuning.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/network/rail_router.hpp"
+#include "models/network/ring_fast.hpp"
 #include "models/network/ring_plan.hpp"
 #include "sim/core/engine.hpp"
 
@@ -63,7 +68,27 @@ class CollectiveRunner {
   // A training step repeats the same collective on the same group thousands
   // of times; the tuner's choice and the ring layout depend on nothing else,
   // so they are worked out once per (op, size, algorithm, protocol, group).
-  using PlanKey = std::tuple<CollectiveOp, double, CollectiveAlgorithm, Protocol, std::vector<EndpointId>>;
+  // Looked up by a view of the request, so a lookup copies no member list.
+  template <class Members>
+  struct BasicPlanKey {
+    CollectiveOp op;
+    double bytes;
+    CollectiveAlgorithm algorithm;
+    Protocol protocol;
+    Members members;
+  };
+  using PlanKey = BasicPlanKey<std::vector<EndpointId>>;
+  using PlanKeyView = BasicPlanKey<std::span<const EndpointId>>;
+  struct PlanKeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      if (std::tie(a.op, a.bytes, a.algorithm, a.protocol) != std::tie(b.op, b.bytes, b.algorithm, b.protocol)) {
+        return std::tie(a.op, a.bytes, a.algorithm, a.protocol) < std::tie(b.op, b.bytes, b.algorithm, b.protocol);
+      }
+      return std::lexicographical_compare(a.members.begin(), a.members.end(), b.members.begin(), b.members.end());
+    }
+  };
   // A ring plan with the routes of its edges that stay inside a node, which
   // no flow key changes (nullptr where the edge crosses nodes: ECMP decides).
   struct CachedRing {
@@ -71,7 +96,11 @@ class CollectiveRunner {
     std::vector<const Path*> fixed_paths;
   };
   using RingPlans = std::shared_ptr<const std::vector<CachedRing>>;
-  static PlanKey key_of(const CollectiveRequest& request);
+  static PlanKeyView key_of(const CollectiveRequest& request);
+  static PlanKey owned(const PlanKeyView& key);
+  const CollectiveTuning& ring_tuning(Protocol protocol);
+  bool runs_as_fast_rings(const CollectiveChoice& choice, const RingPlans& plans) const;
+  void launch_rings(std::uint32_t launch);
   CollectiveChoice cached_choice(const CollectiveRequest& request);
   RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);
 
@@ -87,8 +116,20 @@ class CollectiveRunner {
   std::optional<CollectiveTopology> topology_;
   RailRouter rail_router_{router_, topology_};  // what every algorithm routes with
   std::uint64_t next_flow_key_ = 0;             // spreads successive collectives over ECMP paths
-  std::map<PlanKey, CollectiveChoice> choices_;
-  std::map<PlanKey, RingPlans> ring_plans_;
+  std::map<PlanKey, CollectiveChoice, PlanKeyLess> choices_;
+  std::map<PlanKey, RingPlans, PlanKeyLess> ring_plans_;
+  std::array<std::optional<CollectiveTuning>, 4> ring_tunings_;  // by Protocol
+  FastRingRunner fast_rings_{engine_, network_, rail_router_};
+  // Rings launched and waiting out their launch latency; pooled, so the
+  // launch event carries an index, not a closure.
+  struct RingLaunch {
+    RingPlans plans;
+    std::uint64_t first_flow_key = 0;
+    Protocol protocol = Protocol::simple;
+    std::function<void()> on_done;
+  };
+  std::vector<RingLaunch> ring_launches_;
+  std::vector<std::uint32_t> free_launches_;
 };
 
 // nccl-tests bus bandwidth in bytes/s for a collective of `bytes` that took `elapsed`.

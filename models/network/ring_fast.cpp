@@ -1,18 +1,11 @@
 #include "models/network/ring_fast.hpp"
 
 #include <algorithm>
-#include <memory>
 #include <stdexcept>
 
 namespace simctl {
 
 namespace {
-
-struct FastRing {
-  std::size_t pending = 0;
-  TimePs finish = 0;
-  std::function<void()> on_done;
-};
 
 // Step-by-step, a rank starts step s when both its own link is free (all
 // chunks of s-1 sent: chunks x ct) and chunk 0 of s-1 has arrived from its
@@ -27,32 +20,60 @@ TimePs pipeline_latency(int steps, int chunks, double chunk_seconds, TimePs late
 
 }  // namespace
 
-void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
-                   std::span<const Path* const> fixed_paths, std::function<void()> on_done) {
-  const std::size_t n = plan.order.size();
+FastRingRunner::FastRingRunner(Engine& engine, FlowNetwork& network, const Router& router)
+    : engine_(engine), network_(network), router_(router) {}
+
+std::uint32_t FastRingRunner::acquire() {
+  if (free_.empty()) {
+    rings_.emplace_back();
+    return static_cast<std::uint32_t>(rings_.size() - 1);
+  }
+  const std::uint32_t ring = free_.back();
+  free_.pop_back();
+  return ring;
+}
+
+void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, std::uint64_t flow_key,
+                         std::span<const Path* const> fixed_paths, std::function<void()> on_done) {
   if (plan.chain) throw std::invalid_argument("ring fast path: only rings where every rank sends every step");
-  auto state = std::make_shared<FastRing>();
-  state->pending = n;
-  state->on_done = std::move(on_done);
-  const double wire_chunk = plan.chunk_bytes / context.tuning.protocol_efficiency;
+  const std::size_t n = plan.order.size();
+  const std::uint32_t index = acquire();
+  Ring& ring = rings_[index];
+  ring.pending = n;
+  ring.started = engine_.now();
+  ring.finish = 0;
+  ring.steps = plan.steps;
+  ring.chunks = plan.chunks;
+  ring.on_done = std::move(on_done);
+  ring.edge_latency.clear();
+  const double wire_chunk = plan.chunk_bytes / tuning.protocol_efficiency;
   const double sends = static_cast<double>(plan.steps) * plan.chunks;
-  Engine& engine = context.engine;
-  context.network.begin_batch();
+  paths_.clear();
   for (std::size_t p = 0; p < n; ++p) {
     const Path* fixed = p < fixed_paths.size() ? fixed_paths[p] : nullptr;
-    const Path& path = fixed ? *fixed : context.router.route(plan.order[p], plan.order[(p + 1) % n], flow_key + p);
-    const TimePs sync = plan.sync_latency.empty() ? context.tuning.step_latency : plan.sync_latency[p];
-    const TimePs started = engine.now();
-    const TimePs latency = path.latency + sync;
-    const int steps = plan.steps, chunks = plan.chunks;
-    context.network.start(path, wire_chunk * sends, {}, [state, &engine, started, latency, steps, chunks, sends] {
-      const double chunk_seconds = ps_to_seconds(engine.now() - started) / sends;
-      state->finish = std::max(state->finish, engine.now() + pipeline_latency(steps, chunks, chunk_seconds, latency));
-      if (--state->pending > 0) return;
-      engine.schedule_at(state->finish, std::move(state->on_done));
-    });
+    const Path& path = fixed ? *fixed : router_.route(plan.order[p], plan.order[(p + 1) % n], flow_key + p);
+    const TimePs sync = plan.sync_latency.empty() ? tuning.step_latency : plan.sync_latency[p];
+    ring.edge_latency.push_back(path.latency + sync);
+    paths_.push_back(&path);
   }
-  context.network.end_batch();
+  // The ring's state is complete before any flow starts; the caller batches
+  // the starts of all its rings.
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto edge = static_cast<std::uint32_t>(p);
+    network_.start(*paths_[p], wire_chunk * sends, {}, [this, index, edge] { edge_drained(index, edge); });
+  }
+}
+
+void FastRingRunner::edge_drained(std::uint32_t index, std::uint32_t edge) {
+  Ring& ring = rings_[index];
+  const double sends = static_cast<double>(ring.steps) * ring.chunks;
+  const double chunk_seconds = ps_to_seconds(engine_.now() - ring.started) / sends;
+  const TimePs tail = pipeline_latency(ring.steps, ring.chunks, chunk_seconds, ring.edge_latency[edge]);
+  ring.finish = std::max(ring.finish, engine_.now() + tail);
+  if (--ring.pending > 0) return;
+  engine_.schedule_at(ring.finish, std::move(ring.on_done));
+  ring.on_done = nullptr;
+  free_.push_back(index);
 }
 
 }  // namespace simctl

@@ -7,20 +7,53 @@
 // the fill and drain of the pipeline (derived in ring_fast.cpp); tests check
 // the two agree. Contention from other traffic is still shared max-min, but
 // at the flow's average rather than step by step.
+#include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
 
 namespace simctl {
 
-// Ring ops only (all_reduce, all_gather, reduce_scatter); throws
-// std::invalid_argument for a chain (broadcast/reduce).
-// The ECMP key base is given apart from the plan, so that one cached plan
-// serves many launches. `fixed_paths`, when not empty, gives each edge's
-// route where no flow key matters (nullptr: route it with the key).
-void run_ring_fast(const RingContext& context, const RingPlan& plan, std::uint64_t flow_key,
-                   std::span<const Path* const> fixed_paths, std::function<void()> on_done);
+// Runs fast rings and owns their in-flight state. A training step runs
+// millions of rings, so each one's state is pooled and its edges' callbacks
+// carry two indices rather than a heap-allocated closure.
+class FastRingRunner {
+ public:
+  FastRingRunner(Engine& engine, FlowNetwork& network, const Router& router);
+
+  // Ring ops only (all_reduce, all_gather, reduce_scatter); throws
+  // std::invalid_argument for a chain (broadcast/reduce).
+  // The ECMP key base is given apart from the plan, so that one cached plan
+  // serves many launches. `fixed_paths`, when not empty, gives each edge's
+  // route where no flow key matters (nullptr: route it with the key).
+  // Starts one flow per edge; the caller brackets its rings' starts in one
+  // FlowNetwork batch.
+  void run(const CollectiveTuning& tuning, const RingPlan& plan, std::uint64_t flow_key,
+           std::span<const Path* const> fixed_paths, std::function<void()> on_done);
+
+ private:
+  struct Ring {
+    std::size_t pending = 0;  // edges still draining
+    TimePs started = 0;
+    TimePs finish = 0;  // the latest edge's last arrival so far
+    int steps = 0;
+    int chunks = 0;
+    std::vector<TimePs> edge_latency;  // path latency plus step sync, per edge
+    std::function<void()> on_done;
+  };
+
+  std::uint32_t acquire();
+  void edge_drained(std::uint32_t ring, std::uint32_t edge);
+
+  Engine& engine_;
+  FlowNetwork& network_;
+  const Router& router_;
+  std::vector<Ring> rings_;  // in flight, and free ones
+  std::vector<std::uint32_t> free_;
+  std::vector<const Path*> paths_;  // scratch for run()
+};
 
 }  // namespace simctl

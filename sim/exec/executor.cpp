@@ -85,6 +85,10 @@ ExecutionResult Executor::run() {
   shapes_.resize(trace_.programs.size());
   kernel_times_.clear();
   ranks_.assign(trace_.ranks.size(), RankState{});
+  open_calls_.assign(trace_.groups.size(), OpenCalls{});
+  group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
+  calls_.clear();
+  free_calls_.clear();
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
   result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
@@ -261,7 +265,9 @@ void Executor::close_early(std::uint32_t rank, OpIndex op, TimePs end) {
 }
 
 // A collective starts only when every member has reached its k-th call in
-// that group, as NCCL's kernels wait for all peers.
+// that group, as NCCL's kernels wait for all peers. Each member reaches its
+// k-th call before its (k+1)-th, so a group's calls complete in order and
+// the open ones form a queue: the front is call first_call.
 void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call) {
   auto& counters = ranks_[rank].next_collective;
   if (call.group >= counters.size()) {
@@ -269,34 +275,64 @@ void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const Collec
                              std::to_string(call.group));
   }
   const std::uint32_t group = trace_.group(rank, call);
-  const std::uint64_t key = (static_cast<std::uint64_t>(group) << 32) | counters[call.group]++;
-  auto at = pending_collectives_.try_emplace(key).first;
-  at->second.arrived.emplace_back(rank, op);
-  if (at->second.arrived.size() < trace_.groups[group].size()) return;
-  auto arrived = std::move(at->second.arrived);
-  pending_collectives_.erase(at);
-  launch_collective(group, std::move(arrived));
+  OpenCalls& open = open_calls_[group];
+  const std::size_t position = open.head + (counters[call.group]++ - open.first_call);
+  if (position == open.calls.size()) open.calls.push_back(acquire_call());
+  const std::uint32_t instance = open.calls[position];
+  calls_[instance].arrived.emplace_back(rank, op);
+  if (calls_[instance].arrived.size() < trace_.groups[group].size()) return;
+  if (position != open.head) throw std::logic_error("a group's collective completed ahead of an earlier one");
+  ++open.first_call;
+  if (++open.head == open.calls.size()) open.calls.clear(), open.head = 0;
+  launch_collective(group, instance);
 }
 
-void Executor::launch_collective(std::uint32_t group, std::vector<std::pair<std::uint32_t, OpIndex>> arrived) {
+std::uint32_t Executor::acquire_call() {
+  if (free_calls_.empty()) {
+    calls_.emplace_back();
+    return static_cast<std::uint32_t>(calls_.size() - 1);
+  }
+  const std::uint32_t instance = free_calls_.back();
+  free_calls_.pop_back();
+  return instance;
+}
+
+// The request for a group: its members never change, so it is built once.
+CollectiveRequest& Executor::request_for(std::uint32_t group) {
+  CollectiveRequest& request = group_requests_[group];
+  if (request.members.empty()) {
+    for (std::uint32_t member : trace_.groups[group]) request.members.push_back(ranks_[member].endpoint);
+  }
+  return request;
+}
+
+void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
+  const auto& arrived = calls_[instance].arrived;
   const auto [first_rank, first_op] = arrived.front();
   const auto& call = std::get<CollectiveCall>((*ranks_[first_rank].ops)[first_op].work);
-  CollectiveRequest request;
+  CollectiveRequest& request = request_for(group);
   request.op = call.op;
   request.bytes = call.bytes;
-  for (std::uint32_t member : trace_.groups[group]) request.members.push_back(ranks_[member].endpoint);
   // Members may have arrived ahead of the clock (close_early): the
   // collective starts when the last of them arrives.
-  OpRef last{arrived.front().first, arrived.front().second};
+  OpRef last{first_rank, first_op};
   TimePs ready = result_.ranks[last.rank].ops[last.op].start;
   for (const auto& [rank, op] : arrived) {
     const TimePs start = result_.ranks[rank].ops[op].start;
     if (start > ready || (start == ready && rank < last.rank)) last = OpRef{rank, op}, ready = start;
   }
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
-  collectives_->start_at(std::max(ready, engine_.now()), request, [this, arrived = std::move(arrived)] {
-    for (const auto& [rank, op] : arrived) finish_op(rank, op);
-  });
+  collectives_->start_at(std::max(ready, engine_.now()), request, [this, instance] { finish_call(instance); });
+}
+
+// finish_op may open new calls, which may grow calls_: index, never hold.
+void Executor::finish_call(std::uint32_t instance) {
+  for (std::size_t i = 0; i < calls_[instance].arrived.size(); ++i) {
+    const auto [rank, op] = calls_[instance].arrived[i];
+    finish_op(rank, op);
+  }
+  calls_[instance].arrived.clear();
+  free_calls_.push_back(instance);
 }
 
 void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) {

@@ -55,8 +55,16 @@ class Executor {
     std::vector<std::uint32_t> next_collective;  // per group slot: calls issued so far
     std::size_t finished = 0;
   };
-  struct PendingCollective {
+  // One collective call of a group, from its first member's arrival until
+  // it completes; pooled, so its list keeps its capacity.
+  struct CollectiveCallState {
     std::vector<std::pair<std::uint32_t, OpIndex>> arrived;  // (rank, op)
+  };
+  // A group's calls some member has reached but not all: calls[head..].
+  struct OpenCalls {
+    std::uint32_t first_call = 0;  // the group's call number of calls[head]
+    std::size_t head = 0;
+    std::vector<std::uint32_t> calls;  // into calls_
   };
   // Sends and receives between one ordered pair of ranks, waiting for their
   // partner; they pair up in arrival order.
@@ -79,7 +87,10 @@ class Executor {
   void close_early(std::uint32_t rank, OpIndex op, TimePs end);
   void arrive(std::uint32_t rank, OpIndex op);
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
-  void launch_collective(std::uint32_t group, std::vector<std::pair<std::uint32_t, OpIndex>> arrived);
+  std::uint32_t acquire_call();
+  CollectiveRequest& request_for(std::uint32_t group);
+  void launch_collective(std::uint32_t group, std::uint32_t instance);
+  void finish_call(std::uint32_t instance);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
@@ -99,7 +110,10 @@ class Executor {
   std::map<std::pair<std::uint32_t, const GpuSpec*>, KernelTimes> kernel_times_;
   std::unique_ptr<std::pmr::memory_resource> counter_memory_;  // the ranks' dependency counters
   std::vector<RankState> ranks_;
-  std::unordered_map<std::uint64_t, PendingCollective> pending_collectives_;      // by (group << 32 | instance)
+  std::vector<OpenCalls> open_calls_;              // per group
+  std::vector<CollectiveRequest> group_requests_;  // per group, built on first use
+  std::vector<CollectiveCallState> calls_;         // in flight, and free ones
+  std::vector<std::uint32_t> free_calls_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, PendingPeer> pending_peers_;  // by (sender, receiver)
   ExecutionResult result_;
 };
