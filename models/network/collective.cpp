@@ -108,14 +108,7 @@ void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std
   const bool ring = choice.algorithm == CollectiveAlgorithm::automatic || choice.algorithm == CollectiveAlgorithm::ring;
   if (RingPlans plans = ring ? ring_plans(request, choice.protocol) : nullptr;
       plans && runs_as_fast_rings(choice, plans)) {
-    std::uint32_t launch = 0;
-    if (free_launches_.empty()) {
-      launch = static_cast<std::uint32_t>(ring_launches_.size());
-      ring_launches_.emplace_back();
-    } else {
-      launch = free_launches_.back();
-      free_launches_.pop_back();
-    }
+    const std::uint32_t launch = ring_launches_.acquire();
     const std::size_t rings = plans->size();
     ring_launches_[launch] = RingLaunch{std::move(plans), next_flow_key_, choice.protocol, std::move(on_done)};
     next_flow_key_ += kFlowKeyStride * rings;
@@ -135,7 +128,7 @@ void CollectiveRunner::launch_rings(std::uint32_t launch) {
   std::function<void()> done = std::move(slot.on_done);
   const std::uint64_t first_flow_key = slot.first_flow_key;
   const CollectiveTuning& tuning = ring_tuning(slot.protocol);
-  free_launches_.push_back(launch);
+  ring_launches_.release(launch);
   network_.begin_batch();
   if (plans->size() == 1) {
     fast_rings_.run(tuning, plans->front().plan, first_flow_key, plans->front().fixed_paths, std::move(done));

@@ -24,6 +24,7 @@
 #include "models/network/ring_fast.hpp"
 #include "models/network/ring_plan.hpp"
 #include "sim/core/engine.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace simctl {
 
@@ -128,8 +129,7 @@ class CollectiveRunner {
     Protocol protocol = Protocol::simple;
     std::function<void()> on_done;
   };
-  std::vector<RingLaunch> ring_launches_;
-  std::vector<std::uint32_t> free_launches_;
+  SlotPool<RingLaunch> ring_launches_;
 };
 
 // nccl-tests bus bandwidth in bytes/s for a collective of `bytes` that took `elapsed`.

@@ -23,21 +23,11 @@ TimePs pipeline_latency(int steps, int chunks, double chunk_seconds, TimePs late
 FastRingRunner::FastRingRunner(Engine& engine, FlowNetwork& network, const Router& router)
     : engine_(engine), network_(network), router_(router) {}
 
-std::uint32_t FastRingRunner::acquire() {
-  if (free_.empty()) {
-    rings_.emplace_back();
-    return static_cast<std::uint32_t>(rings_.size() - 1);
-  }
-  const std::uint32_t ring = free_.back();
-  free_.pop_back();
-  return ring;
-}
-
 void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, std::uint64_t flow_key,
                          std::span<const Path* const> fixed_paths, std::function<void()> on_done) {
   if (plan.chain) throw std::invalid_argument("ring fast path: only rings where every rank sends every step");
   const std::size_t n = plan.order.size();
-  const std::uint32_t index = acquire();
+  const std::uint32_t index = rings_.acquire();
   Ring& ring = rings_[index];
   ring.pending = n;
   ring.started = engine_.now();
@@ -73,7 +63,7 @@ void FastRingRunner::edge_drained(std::uint32_t index, std::uint32_t edge) {
   if (--ring.pending > 0) return;
   engine_.schedule_at(ring.finish, std::move(ring.on_done));
   ring.on_done = nullptr;
-  free_.push_back(index);
+  rings_.release(index);
 }
 
 }  // namespace simctl

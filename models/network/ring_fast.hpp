@@ -14,6 +14,7 @@
 
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
+#include "sim/core/slot_pool.hpp"
 
 namespace simctl {
 
@@ -45,14 +46,12 @@ class FastRingRunner {
     std::function<void()> on_done;
   };
 
-  std::uint32_t acquire();
   void edge_drained(std::uint32_t ring, std::uint32_t edge);
 
   Engine& engine_;
   FlowNetwork& network_;
   const Router& router_;
-  std::vector<Ring> rings_;  // in flight, and free ones
-  std::vector<std::uint32_t> free_;
+  SlotPool<Ring> rings_;
   std::vector<const Path*> paths_;  // scratch for run()
 };
 

@@ -88,7 +88,6 @@ ExecutionResult Executor::run() {
   open_calls_.assign(trace_.groups.size(), OpenCalls{});
   group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
   calls_.clear();
-  free_calls_.clear();
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
   result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
@@ -277,7 +276,7 @@ void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const Collec
   const std::uint32_t group = trace_.group(rank, call);
   OpenCalls& open = open_calls_[group];
   const std::size_t position = open.head + (counters[call.group]++ - open.first_call);
-  if (position == open.calls.size()) open.calls.push_back(acquire_call());
+  if (position == open.calls.size()) open.calls.push_back(calls_.acquire());
   const std::uint32_t instance = open.calls[position];
   calls_[instance].arrived.emplace_back(rank, op);
   if (calls_[instance].arrived.size() < trace_.groups[group].size()) return;
@@ -285,16 +284,6 @@ void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const Collec
   ++open.first_call;
   if (++open.head == open.calls.size()) open.calls.clear(), open.head = 0;
   launch_collective(group, instance);
-}
-
-std::uint32_t Executor::acquire_call() {
-  if (free_calls_.empty()) {
-    calls_.emplace_back();
-    return static_cast<std::uint32_t>(calls_.size() - 1);
-  }
-  const std::uint32_t instance = free_calls_.back();
-  free_calls_.pop_back();
-  return instance;
 }
 
 // The request for a group: its members never change, so it is built once.
@@ -332,7 +321,7 @@ void Executor::finish_call(std::uint32_t instance) {
     finish_op(rank, op);
   }
   calls_[instance].arrived.clear();
-  free_calls_.push_back(instance);
+  calls_.release(instance);
 }
 
 void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) {

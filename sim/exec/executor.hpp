@@ -20,6 +20,7 @@
 #include "models/network/collective.hpp"
 #include "models/network/flow_network.hpp"
 #include "sim/core/engine.hpp"
+#include "sim/core/slot_pool.hpp"
 #include "sim/exec/execution_result.hpp"
 #include "sim/exec/program_shape.hpp"
 #include "sim/topology/system.hpp"
@@ -87,7 +88,6 @@ class Executor {
   void close_early(std::uint32_t rank, OpIndex op, TimePs end);
   void arrive(std::uint32_t rank, OpIndex op);
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
-  std::uint32_t acquire_call();
   CollectiveRequest& request_for(std::uint32_t group);
   void launch_collective(std::uint32_t group, std::uint32_t instance);
   void finish_call(std::uint32_t instance);
@@ -112,8 +112,7 @@ class Executor {
   std::vector<RankState> ranks_;
   std::vector<OpenCalls> open_calls_;              // per group
   std::vector<CollectiveRequest> group_requests_;  // per group, built on first use
-  std::vector<CollectiveCallState> calls_;         // in flight, and free ones
-  std::vector<std::uint32_t> free_calls_;
+  SlotPool<CollectiveCallState> calls_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, PendingPeer> pending_peers_;  // by (sender, receiver)
   ExecutionResult result_;
 };
