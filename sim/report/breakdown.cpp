@@ -4,8 +4,9 @@
 #include <array>
 #include <bit>
 #include <cstdlib>
-#include <iterator>
+#include <limits>
 #include <optional>
+#include <stdexcept>
 
 namespace simctl {
 namespace {
@@ -36,22 +37,21 @@ void add_communication(CommDimension dimension, const OpTiming& timing, TimePs r
   out.push_back({moving_from, timing.end, comm_category(dimension)});
 }
 
-bool exchanges_pipeline_activations(const std::vector<Op>& ops) {
-  return std::any_of(ops.begin(), ops.end(), [](const Op& op) {
-    const auto* t = std::get_if<PeerTransfer>(&op.work);
-    return t != nullptr && t->dimension == CommDimension::pipeline;
-  });
+bool is_pipeline_transfer(const Op& op) {
+  const auto* t = std::get_if<PeerTransfer>(&op.work);
+  return t != nullptr && t->dimension == CommDimension::pipeline;
 }
 
 // Segments per stream, each list in time order (a stream runs one op at a
 // time, in list order), plus one list for the drain bubble.
 using StreamSegments = std::array<std::vector<Segment>, 4>;
 
-StreamSegments segments_of(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
-                           std::uint32_t rank) {
+void fill_segments(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
+                   std::uint32_t rank, StreamSegments& lists) {
+  for (auto& list : lists) list.clear();
   const auto& ops = trace.ops(rank);
   const auto& timeline = result.ranks[rank];
-  StreamSegments lists;
+  bool pipelined = false;
   for (OpIndex i = 0; i < ops.size(); ++i) {
     const OpTiming& t = timeline.ops[i];
     std::vector<Segment>& out = lists[static_cast<std::size_t>(ops[i].stream)];
@@ -65,70 +65,57 @@ StreamSegments segments_of(const Trace& trace, const ExecutionResult& result, co
       add_communication(call->dimension, t, rendezvous.at(rank, i).ready, out);
     } else {
       add_communication(std::get<PeerTransfer>(ops[i].work).dimension, t, rendezvous.at(rank, i).ready, out);
+      pipelined = pipelined || is_pipeline_transfer(ops[i]);
     }
   }
   // A pipeline stage that finishes early sits out the drain of the others.
-  if (exchanges_pipeline_activations(trace.ops(rank))) {
-    lists.back().push_back({timeline.finish, result.step_time, Category::pipeline_bubble});
-  }
-  return lists;
+  if (pipelined) lists.back().push_back({timeline.finish, result.step_time, Category::pipeline_bubble});
 }
 
-using Edge = std::pair<TimePs, int>;  // (time, +-(category+1))
+std::uint32_t bit(Category c) { return 1u << static_cast<unsigned>(c); }
 
-std::vector<Edge> edges_of(const std::vector<Segment>& segments) {
-  std::vector<Edge> edges;
-  edges.reserve(2 * segments.size());
-  for (const Segment& s : segments) {
-    if (s.end <= s.start) continue;
-    const int id = static_cast<int>(s.category) + 1;
-    edges.push_back({s.start, id});
-    edges.push_back({s.end, -id});
-  }
-  return edges;
-}
-
-// All segments' boundaries in order. Each stream's list is (nearly) sorted
-// already, so sorting them one by one and merging beats one big sort.
-std::vector<Edge> sorted_edges(const StreamSegments& lists) {
-  std::vector<Edge> merged;
-  for (const auto& segments : lists) {
-    std::vector<Edge> edges = edges_of(segments);
-    if (!std::is_sorted(edges.begin(), edges.end())) std::sort(edges.begin(), edges.end());
-    std::vector<Edge> both;
-    both.reserve(merged.size() + edges.size());
-    std::merge(merged.begin(), merged.end(), edges.begin(), edges.end(), std::back_inserter(both));
-    merged = std::move(both);
-  }
-  return merged;
-}
-
-// Sweeps the segments' boundaries; each stretch between two boundaries goes
-// to the first active category in priority order.
-TimeBreakdown sweep(const StreamSegments& segments, TimePs step) {
-  const std::vector<Edge> edges = sorted_edges(segments);
-  // Categories are in priority order, so the owner of a stretch is the
-  // lowest set bit of the active mask.
-  std::array<int, kCategoryCount> active{};
-  std::uint32_t mask = 0;
+// A stream runs one op at a time, so at any instant each list has at most
+// one segment in force. The sweep walks the lists side by side from
+// boundary to boundary; each stretch goes to the first category in force in
+// priority order (the lowest set bit of the mask).
+TimeBreakdown sweep(const StreamSegments& lists, TimePs step) {
   std::uint32_t compute_mask = 0, communication_mask = 0;
   for (Category c : kAllCategories) {
-    if (is_compute(c)) compute_mask |= 1u << static_cast<unsigned>(c);
-    if (is_communication(c)) communication_mask |= 1u << static_cast<unsigned>(c);
+    if (is_compute(c)) compute_mask |= bit(c);
+    if (is_communication(c)) communication_mask |= bit(c);
   }
+  for (const auto& list : lists) {
+    for (std::size_t k = 1; k < list.size(); ++k) {
+      if (list[k].start < list[k - 1].end) throw std::logic_error("breakdown: two ops of one stream overlap in time");
+    }
+  }
+  std::array<std::size_t, 4> next{};  // per list, the first segment not yet over
   TimeBreakdown b;
   b.step = step;
-  for (std::size_t e = 0; e < edges.size(); ++e) {
-    const int id = edges[e].second;
-    const auto c = static_cast<std::size_t>(std::abs(id) - 1);
-    active[c] += id > 0 ? 1 : -1;
-    mask = active[c] > 0 ? mask | (1u << c) : mask & ~(1u << c);
-    if (e + 1 == edges.size()) break;
-    const TimePs length = std::min(edges[e + 1].first, step) - std::min(edges[e].first, step);
-    if (length <= 0 || mask == 0) continue;
-    const auto owner = static_cast<Category>(std::countr_zero(mask));
-    if (owner != Category::waiting) b[owner] += length;
-    if ((mask & compute_mask) && (mask & communication_mask)) b.overlapped_communication += length;
+  TimePs now = 0;
+  while (true) {
+    TimePs boundary = std::numeric_limits<TimePs>::max();
+    std::uint32_t mask = 0;
+    for (std::size_t s = 0; s < lists.size(); ++s) {
+      auto& k = next[s];
+      while (k < lists[s].size() && lists[s][k].end <= now) ++k;
+      if (k == lists[s].size()) continue;
+      const Segment& seg = lists[s][k];
+      if (seg.start <= now) {
+        mask |= bit(seg.category);
+        boundary = std::min(boundary, seg.end);
+      } else {
+        boundary = std::min(boundary, seg.start);
+      }
+    }
+    if (boundary == std::numeric_limits<TimePs>::max()) break;
+    const TimePs length = std::min(boundary, step) - std::min(now, step);
+    if (length > 0 && mask != 0) {
+      const auto owner = static_cast<Category>(std::countr_zero(mask));
+      if (owner != Category::waiting) b[owner] += length;
+      if ((mask & compute_mask) && (mask & communication_mask)) b.overlapped_communication += length;
+    }
+    now = boundary;
   }
   TimePs claimed = 0;
   for (Category c : kAllCategories) claimed += c == Category::waiting ? 0 : b[c];
@@ -159,7 +146,21 @@ TimePs TimeBreakdown::sum() const {
 
 TimeBreakdown rank_breakdown(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
                              std::uint32_t rank) {
-  return sweep(segments_of(trace, result, rendezvous, rank), result.step_time);
+  StreamSegments lists;
+  fill_segments(trace, result, rendezvous, rank, lists);
+  return sweep(lists, result.step_time);
+}
+
+std::vector<TimeBreakdown> rank_breakdowns(const Trace& trace, const ExecutionResult& result,
+                                           const RendezvousTable& rendezvous) {
+  std::vector<TimeBreakdown> out;
+  out.reserve(trace.ranks.size());
+  StreamSegments lists;  // reused: a rank's lists are as long as its ops
+  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+    fill_segments(trace, result, rendezvous, r, lists);
+    out.push_back(sweep(lists, result.step_time));
+  }
+  return out;
 }
 
 TimeBreakdown mean_breakdown(const std::vector<TimeBreakdown>& ranks) {

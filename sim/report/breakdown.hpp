@@ -1,6 +1,7 @@
 #pragma once
 // Where one rank's step went, category by category (categories.hpp).
 #include <array>
+#include <vector>
 
 #include "sim/exec/execution_result.hpp"
 #include "sim/report/categories.hpp"
@@ -30,6 +31,9 @@ struct TimeBreakdown {
 // ends spends the rest in the pipeline's drain: that is bubble too.
 TimeBreakdown rank_breakdown(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
                              std::uint32_t rank);
+// Every rank's breakdown, in rank order.
+std::vector<TimeBreakdown> rank_breakdowns(const Trace& trace, const ExecutionResult& result,
+                                           const RendezvousTable& rendezvous);
 TimeBreakdown mean_breakdown(const std::vector<TimeBreakdown>& ranks);
 
 }  // namespace simctl

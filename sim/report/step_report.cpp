@@ -84,9 +84,9 @@ StepReport build_step_report(const Trace& trace, const ExecutionResult& result, 
   report.step_time = result.step_time;
   const RendezvousTable rendezvous = match_rendezvous(trace, result);
   std::vector<TimePs> compute(system.gpus().size(), 0);  // by the system's GPU index
+  report.per_rank = rank_breakdowns(trace, result, rendezvous);
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    report.per_rank.push_back(rank_breakdown(trace, result, rendezvous, r));
-    compute[trace.gpu_index(r)] = report.per_rank.back().compute();
+    compute[trace.gpu_index(r)] = report.per_rank[r].compute();
     report.ops += trace.ops(r).size();
   }
   report.mean = mean_breakdown(report.per_rank);
