@@ -81,3 +81,11 @@ TEST_CASE("the critical path runs back through the late pipeline send", "[report
   for (const PathOp& p : path.ops) covered += p.end - p.start;
   CHECK(covered == step.result.step_time);
 }
+
+TEST_CASE("a timeline with two ops of one stream overlapping is refused, not mis-summed", "[report]") {
+  auto step = testing::two_rank_step();
+  step.result.ranks[0].ops[1] = {30, 70};  // the memory-bound kernel now overlaps the first one (0-40)
+  CHECK_THROWS_WITH(rank_breakdown(step.trace, step.result, match_rendezvous(step.trace, step.result), 0),
+                    Catch::Contains("overlap"));
+  CHECK_NOTHROW(rank_breakdown(step.trace, step.result, match_rendezvous(step.trace, step.result), 1));
+}
