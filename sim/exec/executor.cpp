@@ -88,6 +88,8 @@ ExecutionResult Executor::run() {
   open_calls_.assign(trace_.groups.size(), OpenCalls{});
   group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
   calls_.clear();
+  transfers_.clear();
+  pending_peers_.clear();
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
   result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
@@ -140,10 +142,12 @@ void Executor::arrive(std::uint32_t rank, OpIndex op) {
 
 void Executor::start_op(std::uint32_t rank, OpIndex op) {
   result_.ranks[rank].ops[op].start = engine_.now();
-  const Op& spec = (*ranks_[rank].ops)[op];
-  if (std::holds_alternative<ComputeWork>(spec.work)) {
+  if (ranks_[rank].shape->brief[op].compute) {
     start_compute(rank, op);
-  } else if (const auto* call = std::get_if<CollectiveCall>(&spec.work)) {
+    return;
+  }
+  const Op& spec = (*ranks_[rank].ops)[op];
+  if (const auto* call = std::get_if<CollectiveCall>(&spec.work)) {
     arrive_at_collective(rank, op, *call);
   } else if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
     start_copy(rank, op, *copy);
@@ -173,7 +177,7 @@ OpIndex Executor::next_kernel(const RankState& state) {
 
 std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex op) const {
   const OpIndex next = next_kernel(state);
-  if (next == kNoOp || !std::holds_alternative<ComputeWork>((*state.ops)[next].work)) return std::nullopt;
+  if (next == kNoOp || !state.shape->brief[next].compute) return std::nullopt;
   const ProgramShape& shape = *state.shape;
   std::uint32_t waits_on_op = 0;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
@@ -219,10 +223,8 @@ bool Executor::closes_early(const RankState& state, OpIndex op) const {
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
     const OpIndex dependent = shape.dependents[d];
     if (has_next && dependent == next) continue;
-    const Op& spec = (*state.ops)[dependent];
-    const bool meets =
-        std::holds_alternative<CollectiveCall>(spec.work) || std::holds_alternative<PeerTransfer>(spec.work);
-    const std::size_t stream = stream_index(spec.stream);
+    const bool meets = shape.meeting_position[dependent] != ProgramShape::kNoMeeting;
+    const std::size_t stream = stream_index(shape.brief[dependent].stream);
     const auto& order = shape.stream_order[stream];
     const bool at_head = state.stream_head[stream] < order.size() && order[state.stream_head[stream]] == dependent;
     if (!meets || !at_head || state.stream_busy[stream] || state.unfinished_deps[dependent] != 1) return false;
@@ -251,8 +253,9 @@ void Executor::close_early(std::uint32_t rank, OpIndex op, TimePs end) {
   std::array<std::optional<OpIndex>, kStreamCount> released;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
     const OpIndex dependent = shape.dependents[d];
-    if (--state.unfinished_deps[dependent] == 0 && (*state.ops)[dependent].stream != Stream::compute) {
-      released[stream_index((*state.ops)[dependent].stream)] = dependent;
+    const Stream stream = shape.brief[dependent].stream;
+    if (--state.unfinished_deps[dependent] == 0 && stream != Stream::compute) {
+      released[stream_index(stream)] = dependent;
     }
   }
   for (std::size_t s = 0; s < kStreamCount; ++s) {
@@ -338,7 +341,7 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
   const bool sending = transfer.side == PeerTransfer::Side::send;
   const std::uint32_t sender = sending ? rank : peer;
   const std::uint32_t receiver = sending ? peer : rank;
-  PendingPeer& pending = pending_peers_[{sender, receiver}];
+  PendingPeer& pending = pending_peers_[(static_cast<std::uint64_t>(sender) << 32) | receiver];
   (sending ? pending.sends : pending.receives).push_back(op);
   if (pending.sends.empty() || pending.receives.empty()) return;
   const OpIndex send_op = pending.sends.front();
@@ -351,14 +354,8 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
 // The sender's byte count is the transfer's size: a receive posts a buffer,
 // the send decides what fills it.
 void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op) {
-  const auto& send = std::get<PeerTransfer>((*ranks_[sender].ops)[send_op].work);
-  const Path& path = system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint);
-  auto start_flow = [this, &path, bytes = send.bytes, sender, receiver, send_op, receive_op] {
-    network_->start(path, bytes, [this, sender, receiver, send_op, receive_op] {
-      finish_op(sender, send_op);
-      finish_op(receiver, receive_op);
-    });
-  };
+  const std::uint32_t transfer = transfers_.acquire();
+  transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op};
   // A side that arrived ahead of the clock (close_early) starts the bytes later.
   const TimePs sent = result_.ranks[sender].ops[send_op].start;
   const TimePs received = result_.ranks[receiver].ops[receive_op].start;
@@ -367,10 +364,24 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
   record_meeting(sender, send_op, meeting);
   record_meeting(receiver, receive_op, meeting);
   if (both_posted > engine_.now()) {
-    engine_.schedule_at(both_posted, start_flow);
+    engine_.schedule_at(both_posted, [this, transfer] { start_transfer(transfer); });
   } else {
-    start_flow();
+    start_transfer(transfer);
   }
+}
+
+void Executor::start_transfer(std::uint32_t transfer) {
+  const TransferState& t = transfers_[transfer];
+  const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
+  const Path& path = system_.route(ranks_[t.sender].endpoint, ranks_[t.receiver].endpoint);
+  network_->start(path, send.bytes, [this, transfer] { finish_transfer(transfer); });
+}
+
+void Executor::finish_transfer(std::uint32_t transfer) {
+  const TransferState t = transfers_[transfer];
+  transfers_.release(transfer);
+  finish_op(t.sender, t.send_op);
+  finish_op(t.receiver, t.receive_op);
 }
 
 void Executor::record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& meeting) {
@@ -382,7 +393,7 @@ void Executor::finish_op(std::uint32_t rank, OpIndex op) {
   result_.ranks[rank].ops[op].end = engine_.now();
   result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, engine_.now());
   ++state.finished;
-  const std::size_t stream = stream_index((*state.ops)[op].stream);
+  const std::size_t stream = stream_index(state.shape->brief[op].stream);
   state.stream_busy[stream] = false;
   ++state.stream_head[stream];
   const ProgramShape& shape = *state.shape;

@@ -94,6 +94,8 @@ class Executor {
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
+  void start_transfer(std::uint32_t transfer);
+  void finish_transfer(std::uint32_t transfer);
   void record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& meeting);
   void finish_op(std::uint32_t rank, OpIndex op);
   std::size_t result_bytes() const;
@@ -113,7 +115,15 @@ class Executor {
   std::vector<OpenCalls> open_calls_;              // per group
   std::vector<CollectiveRequest> group_requests_;  // per group, built on first use
   SlotPool<CollectiveCallState> calls_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, PendingPeer> pending_peers_;  // by (sender, receiver)
+  std::unordered_map<std::uint64_t, PendingPeer> pending_peers_;  // by (sender << 32 | receiver)
+  // A send and its receive, paired and moving (or about to).
+  struct TransferState {
+    std::uint32_t sender = 0;
+    std::uint32_t receiver = 0;
+    OpIndex send_op = 0;
+    OpIndex receive_op = 0;
+  };
+  SlotPool<TransferState> transfers_;
   ExecutionResult result_;
 };
 

@@ -28,6 +28,14 @@ struct ProgramShape {
   // Per op, its place among the program's collectives and transfers (where
   // ExecutionResult::meetings keeps its rendezvous), or kNoMeeting.
   static constexpr std::uint32_t kNoMeeting = UINT32_MAX;
+  // Per op, what the replay asks on nearly every event, kept apart from the
+  // ops themselves: ranks at different points of one program would
+  // otherwise pull a ~100-byte Op into cache for one field.
+  struct Brief {
+    Stream stream = Stream::compute;
+    bool compute = false;
+  };
+  std::vector<Brief> brief;
   std::vector<std::uint32_t> meeting_position;
   std::uint32_t meeting_count = 0;
 };
