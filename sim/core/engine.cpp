@@ -15,7 +15,9 @@ std::uint32_t Engine::acquire_slot() {
     free_slots_.pop_back();
     return slot;
   }
+  if (slots_.size() > kSlotMask) throw std::length_error("Engine: more than 2^24 events pending at once");
   slots_.emplace_back();
+  heap_index_.push_back(0);
   return static_cast<std::uint32_t>(slots_.size() - 1);
 }
 
@@ -29,7 +31,7 @@ void Engine::release_slot(std::uint32_t slot) {
 
 void Engine::place(std::size_t index, const Entry& entry) {
   heap_[index] = entry;
-  slots_[entry.slot].heap_index = static_cast<std::uint32_t>(index);
+  heap_index_[entry.slot()] = static_cast<std::uint32_t>(index);
 }
 
 void Engine::sift_up(std::size_t index) {
@@ -79,7 +81,8 @@ EventId Engine::schedule_at(TimePs at, Action action) {
   Slot& s = slots_[slot];
   s.action = std::move(action);
   s.armed = true;
-  heap_.push_back(Entry{at, next_sequence_++, slot});
+  if (next_sequence_ >> (64 - kSlotBits) != 0) throw std::length_error("Engine: more than 2^40 events scheduled");
+  heap_.push_back(Entry{at, (next_sequence_++ << kSlotBits) | slot});
   sift_up(heap_.size() - 1);
   return EventId{slot, s.generation};
 }
@@ -88,7 +91,7 @@ bool Engine::cancel(EventId id) {
   if (!id.valid() || id.slot >= slots_.size()) return false;
   Slot& s = slots_[id.slot];
   if (!s.armed || s.generation != id.generation) return false;
-  remove_at(s.heap_index);
+  remove_at(heap_index_[id.slot]);
   release_slot(id.slot);
   return true;
 }
@@ -98,8 +101,8 @@ bool Engine::step() {
   const Entry entry = heap_.front();
   remove_at(0);
   now_ = entry.time;
-  Action action = std::move(slots_[entry.slot].action);
-  release_slot(entry.slot);
+  Action action = std::move(slots_[entry.slot()].action);
+  release_slot(entry.slot());
   ++processed_;
   action();
   return true;
