@@ -164,10 +164,6 @@ TimePs Executor::kernel_time(const RankState& state, OpIndex op) const {
   return speed == 1.0 ? base : seconds_to_ps(ps_to_seconds(base) / speed);
 }
 
-// The kernel after `op` on the compute stream, if it may start the moment
-// `op` ends without anyone else seeing `op` end: `op` has no dependent but
-// it, and nothing else holds it back. Running such a chain in one event
-// gives every kernel the timing it would get event by event.
 // The op after the running kernel on the compute stream, or kNoOp.
 OpIndex Executor::next_kernel(const RankState& state) {
   const auto& order = state.shape->stream_order[stream_index(Stream::compute)];
@@ -175,14 +171,36 @@ OpIndex Executor::next_kernel(const RankState& state) {
   return next_position < order.size() ? order[next_position] : kNoOp;
 }
 
+// Whether `dependent`, released by the running kernel's end, can arrive
+// with that end as its timestamp instead of at an event: a collective or
+// transfer at the head of its idle stream that waits for nothing else.
+bool Executor::arrives_with_timestamp(const RankState& state, OpIndex dependent) {
+  const ProgramShape& shape = *state.shape;
+  if (shape.meeting_position[dependent] == ProgramShape::kNoMeeting) return false;
+  const std::size_t stream = stream_index(shape.brief[dependent].stream);
+  const auto& order = shape.stream_order[stream];
+  const bool at_head = state.stream_head[stream] < order.size() && order[state.stream_head[stream]] == dependent;
+  return at_head && !state.stream_busy[stream] && state.unfinished_deps[dependent] == 1;
+}
+
+// The kernel after `op` on the compute stream, if it may start the moment
+// `op` ends without any event at that end: it waits for nothing but `op`,
+// and everything else `op` releases arrives with a timestamp. Running such
+// a chain in one event gives every op the timing it would get event by
+// event: at `op`'s end the next kernel would start and the released
+// collectives and transfers would arrive, at the same instant.
 std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex op) const {
   const OpIndex next = next_kernel(state);
   if (next == kNoOp || !state.shape->brief[next].compute) return std::nullopt;
   const ProgramShape& shape = *state.shape;
   std::uint32_t waits_on_op = 0;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
-    if (shape.dependents[d] != next) return std::nullopt;
-    ++waits_on_op;
+    const OpIndex dependent = shape.dependents[d];
+    if (dependent == next) {
+      ++waits_on_op;
+    } else if (!arrives_with_timestamp(state, dependent)) {
+      return std::nullopt;
+    }
   }
   if (state.unfinished_deps[next] != waits_on_op) return std::nullopt;
   return next;
@@ -196,7 +214,7 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
     timings[op].end = end;
     ++state.finished;
     ++state.stream_head[stream_index(Stream::compute)];
-    state.unfinished_deps[*next] = 0;
+    release_at(rank, op, end);  // the next kernel's count reaches zero here too
     op = *next;
     timings[op].start = end;
     end += kernel_time(state, op);
@@ -210,10 +228,9 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
 }
 
 // Whether a kernel's end can be settled now, with no event at its end: all
-// it releases are collectives and transfers at the head of their idle
-// streams, which can arrive with a timestamp, and the next kernel waits for
-// one of them (so it cannot start before the end either). Everything then
-// happens at the same simulated times as event by event.
+// it releases arrive with a timestamp, and the next kernel waits for one of
+// them (so it cannot start before the end either). Everything then happens
+// at the same simulated times as event by event.
 bool Executor::closes_early(const RankState& state, OpIndex op) const {
   const ProgramShape& shape = *state.shape;
   const OpIndex next = next_kernel(state);
@@ -223,11 +240,7 @@ bool Executor::closes_early(const RankState& state, OpIndex op) const {
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
     const OpIndex dependent = shape.dependents[d];
     if (has_next && dependent == next) continue;
-    const bool meets = shape.meeting_position[dependent] != ProgramShape::kNoMeeting;
-    const std::size_t stream = stream_index(shape.brief[dependent].stream);
-    const auto& order = shape.stream_order[stream];
-    const bool at_head = state.stream_head[stream] < order.size() && order[state.stream_head[stream]] == dependent;
-    if (!meets || !at_head || state.stream_busy[stream] || state.unfinished_deps[dependent] != 1) return false;
+    if (!arrives_with_timestamp(state, dependent)) return false;
     releases_any = true;
     if (has_next && waits_for(shape, next, dependent)) next_waits = true;
   }
@@ -241,14 +254,21 @@ bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependen
   return false;
 }
 
-// Finishes `op` as of `end` and lets the collectives and transfers it
-// releases arrive at `end`, stream by stream as finish_op would start them.
+// Finishes `op` as of `end` and frees the compute stream.
 void Executor::close_early(std::uint32_t rank, OpIndex op, TimePs end) {
   RankState& state = ranks_[rank];
   result_.ranks[rank].ops[op].end = end;
   ++state.finished;
   ++state.stream_head[stream_index(Stream::compute)];
   state.stream_busy[stream_index(Stream::compute)] = false;
+  release_at(rank, op, end);
+}
+
+// Counts `op` done for its dependents and lets the collectives and
+// transfers it releases arrive at `end`, stream by stream as finish_op
+// would start them.
+void Executor::release_at(std::uint32_t rank, OpIndex op, TimePs end) {
+  RankState& state = ranks_[rank];
   const ProgramShape& shape = *state.shape;
   std::array<std::optional<OpIndex>, kStreamCount> released;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {

@@ -82,10 +82,12 @@ class Executor {
   TimePs kernel_time(const RankState& state, OpIndex op) const;
   static constexpr OpIndex kNoOp = UINT32_MAX;
   static OpIndex next_kernel(const RankState& state);
+  static bool arrives_with_timestamp(const RankState& state, OpIndex dependent);
   std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op) const;
   bool closes_early(const RankState& state, OpIndex op) const;
   static bool waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependency);
   void close_early(std::uint32_t rank, OpIndex op, TimePs end);
+  void release_at(std::uint32_t rank, OpIndex op, TimePs end);
   void arrive(std::uint32_t rank, OpIndex op);
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
   CollectiveRequest& request_for(std::uint32_t group);
