@@ -119,6 +119,33 @@ TEST_CASE("compute and communication streams overlap", "[exec]") {
   CHECK(comm.end < more.end);
 }
 
+TEST_CASE("a kernel that releases a collective hands its end to the next kernel and the collective alike", "[exec]") {
+  Fixture f;
+  Trace trace;
+  trace.groups = {{0, 1}};
+  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
+  trace.programs.resize(2);
+  trace.programs[0] = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
+  trace.programs[1] = {compute("grad", 2e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
+  const auto r = f.run(trace);
+  for (std::uint32_t rank = 0; rank < 2; ++rank) {
+    INFO("rank " << rank);
+    const auto& ops = r.ranks[rank].ops;
+    CHECK(ops[1].start == ops[0].end);  // the all-reduce is posted as "grad" ends
+    CHECK(ops[2].start == ops[0].end);  // and "more" starts then too
+    CHECK(ops[2].end > ops[2].start);
+  }
+  const TimePs slow_grad_end = r.ranks[1].ops[0].end;
+  CHECK(slow_grad_end > r.ranks[0].ops[0].end);
+  CHECK(r.ranks[0].ops[1].end == r.ranks[1].ops[1].end);  // one collective, done for both at once
+  CHECK(r.ranks[0].ops[1].end > slow_grad_end);
+  // Rank 0 waited for rank 1's all-reduce, posted as rank 1's "grad" ended.
+  REQUIRE(r.meetings.size() == 2);
+  CHECK(r.meetings[0][0].ready == slow_grad_end);
+  CHECK(r.meetings[0][0].last_arrival == OpRef{1, 1});
+  CHECK(r.meetings[1][0].last_arrival == OpRef{1, 1});
+}
+
 TEST_CASE("a collective some member never reaches is reported as a deadlock", "[exec]") {
   Fixture f;
   Trace trace;
