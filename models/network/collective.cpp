@@ -92,26 +92,19 @@ const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol) {
   return *tuning;
 }
 
-// A ring whose every sub-ring takes the fast path: the common case, which
-// start_at runs without composing closures.
-bool CollectiveRunner::runs_as_fast_rings(const CollectiveChoice& choice, const RingPlans& plans) const {
-  if (choice.algorithm != CollectiveAlgorithm::automatic && choice.algorithm != CollectiveAlgorithm::ring) return false;
-  return std::all_of(plans->begin(), plans->end(), [](const CachedRing& ring) { return ring.plan.sends.empty(); });
-}
-
 void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
     engine_.schedule_at(at, std::move(on_done));
     return;
   }
   const CollectiveChoice choice = cached_choice(request);
-  const bool ring = choice.algorithm == CollectiveAlgorithm::automatic || choice.algorithm == CollectiveAlgorithm::ring;
-  if (RingPlans plans = ring ? ring_plans(request, choice.protocol) : nullptr;
-      plans && runs_as_fast_rings(choice, plans)) {
+  // Rings, the common case, wait out their launch in a pooled slot rather
+  // than in a composed closure.
+  if (choice.algorithm == CollectiveAlgorithm::automatic || choice.algorithm == CollectiveAlgorithm::ring) {
+    RingPlans plans = ring_plans(request, choice.protocol);
     const std::uint32_t launch = ring_launches_.acquire();
-    const std::size_t rings = plans->size();
-    ring_launches_[launch] = RingLaunch{std::move(plans), next_flow_key_, choice.protocol, std::move(on_done)};
-    next_flow_key_ += kFlowKeyStride * rings;
+    const std::uint64_t first_flow_key = take_flow_keys(plans->size());
+    ring_launches_[launch] = RingLaunch{std::move(plans), first_flow_key, choice.protocol, std::move(on_done)};
     engine_.schedule_at(at + tuning_.protocol(choice.protocol).launch_latency,
                         [this, launch] { launch_rings(launch); });
     return;
@@ -127,23 +120,41 @@ void CollectiveRunner::launch_rings(std::uint32_t launch) {
   const RingPlans plans = std::move(slot.plans);
   std::function<void()> done = std::move(slot.on_done);
   const std::uint64_t first_flow_key = slot.first_flow_key;
-  const CollectiveTuning& tuning = ring_tuning(slot.protocol);
+  const Protocol protocol = slot.protocol;
   ring_launches_.release(launch);
+  run_rings(*plans, first_flow_key, protocol, std::move(done));
+}
+
+// A collective's rings (one per rail across nodes) start as one flow batch,
+// each on the fast path where its plan allows, else step by step.
+void CollectiveRunner::run_rings(const std::vector<CachedRing>& rings, std::uint64_t first_flow_key, Protocol protocol,
+                                 std::function<void()> done) {
+  const CollectiveTuning& tuning = ring_tuning(protocol);
+  auto each = rings.size() == 1 ? std::move(done) : join(rings.size(), std::move(done));
   network_.begin_batch();
-  if (plans->size() == 1) {
-    fast_rings_.run(tuning, plans->front().plan, first_flow_key, plans->front().fixed_paths, std::move(done));
-  } else {
-    auto each = join(plans->size(), std::move(done));
-    for (std::size_t i = 0; i < plans->size(); ++i) {
-      fast_rings_.run(tuning, (*plans)[i].plan, first_flow_key + i * kFlowKeyStride, (*plans)[i].fixed_paths, each);
+  for (std::size_t i = 0; i < rings.size(); ++i) {
+    const std::uint64_t flow_key = first_flow_key + i * kFlowKeyStride;
+    if (rings[i].plan.sends.empty()) {
+      fast_rings_.run(tuning, rings[i].plan, flow_key, rings[i].fixed_paths, each);
+    } else {
+      RingPlan own = rings[i].plan;  // the step-by-step run consumes its plan
+      own.flow_key = flow_key;
+      run_ring(RingContext{engine_, network_, rail_router_, tuning}, std::move(own), each);
     }
   }
   network_.end_batch();
 }
 
+// Each launch takes fresh flow keys, so successive collectives still spread
+// over ECMP paths as they did when every launch planned from scratch.
+std::uint64_t CollectiveRunner::take_flow_keys(std::size_t count) {
+  const std::uint64_t first = next_flow_key_;
+  next_flow_key_ += kFlowKeyStride * count;
+  return first;
+}
+
 void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done) {
-  const std::uint64_t key = next_flow_key_;
-  next_flow_key_ += kFlowKeyStride;
+  const std::uint64_t key = take_flow_keys(1);
   const double wire = bytes / tuning_.protocol_efficiency;
   engine_.schedule_after(tuning_.launch_latency, [this, from, to, wire, key, done = std::move(on_done)]() mutable {
     network_.start(rail_router_.route(from, to, key), wire, std::move(done));
@@ -177,13 +188,11 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
       // multimem.st writes this rank's slice (bytes/n up, bytes down).
       const double moved = request.bytes * (n + 1) / n;
       plan = plan_in_switch(request.members, *shape.nvswitch, moved, moved, tuning_.nvls);
-      plan.flow_key = next_flow_key_;
-      next_flow_key_ += kFlowKeyStride;
+      plan.flow_key = take_flow_keys(1);
       return {tuning_.nvls.launch_latency, transfers(std::move(plan))};
     }
   }
-  plan.flow_key = next_flow_key_;
-  next_flow_key_ += kFlowKeyStride;
+  plan.flow_key = take_flow_keys(1);
   return {protocol.launch_latency, transfers(std::move(plan))};
 }
 
@@ -216,31 +225,11 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
   return plans;
 }
 
-// Each launch takes fresh flow keys, so successive collectives still spread
-// over ECMP paths as they did when every launch planned from scratch.
 CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol) {
   RingPlans plans = ring_plans(request, protocol);
-  std::vector<std::uint64_t> flow_keys;
-  for (std::size_t i = 0; i < plans->size(); ++i) {
-    flow_keys.push_back(next_flow_key_);
-    next_flow_key_ += kFlowKeyStride;
-  }
-  return [this, ring_tuning = ring_tuning_for(tuning_, protocol), plans = std::move(plans),
-          flow_keys = std::move(flow_keys)](std::function<void()> done) {
-    const RingContext context{engine_, network_, rail_router_, ring_tuning};
-    auto each = join(plans->size(), std::move(done));
-    network_.begin_batch();
-    for (std::size_t i = 0; i < plans->size(); ++i) {
-      const RingPlan& plan = (*plans)[i].plan;
-      if (plan.sends.empty()) {
-        fast_rings_.run(ring_tuning, plan, flow_keys[i], (*plans)[i].fixed_paths, each);
-      } else {
-        RingPlan own = plan;  // the step-by-step run consumes its plan
-        own.flow_key = flow_keys[i];
-        run_ring(context, std::move(own), each);
-      }
-    }
-    network_.end_batch();
+  const std::uint64_t first_flow_key = take_flow_keys(plans->size());
+  return [this, plans = std::move(plans), first_flow_key, protocol](std::function<void()> done) {
+    run_rings(*plans, first_flow_key, protocol, std::move(done));
   };
 }
 
@@ -269,8 +258,7 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
       const auto top = topology_->reduction_switch(rail);
       if (!top) throw std::invalid_argument("sharp: no switch reaches every node of the group");
       TransferPlan plan = plan_in_switch(rail, *top, share, share, tuning_.sharp);
-      plan.flow_key = next_flow_key_;
-      next_flow_key_ += kFlowKeyStride;
+      plan.flow_key = take_flow_keys(1);
       const TransferContext context{engine_, network_, rail_router_};
       across.push_back(
           {tuning_.sharp.launch_latency, [context, plan = std::move(plan)](std::function<void()> d) mutable {

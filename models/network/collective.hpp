@@ -100,8 +100,10 @@ class CollectiveRunner {
   static PlanKeyView key_of(const CollectiveRequest& request);
   static PlanKey owned(const PlanKeyView& key);
   const CollectiveTuning& ring_tuning(Protocol protocol);
-  bool runs_as_fast_rings(const CollectiveChoice& choice, const RingPlans& plans) const;
   void launch_rings(std::uint32_t launch);
+  void run_rings(const std::vector<CachedRing>& rings, std::uint64_t first_flow_key, Protocol protocol,
+                 std::function<void()> done);
+  std::uint64_t take_flow_keys(std::size_t count);
   CollectiveChoice cached_choice(const CollectiveRequest& request);
   RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);
 

@@ -30,7 +30,7 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   for (LinkId link : path.links) {
     if (link >= links_.size()) throw std::out_of_range("FlowNetwork::start: path uses an unknown link");
   }
-  const std::uint32_t slot = acquire_slot();
+  const std::uint32_t slot = slots_.acquire();
   Flow& flow = slots_[slot];
   flow.id = id;
   flow.links.assign(path.links.begin(), path.links.end());
@@ -51,23 +51,13 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   return id;
 }
 
-std::uint32_t FlowNetwork::acquire_slot() {
-  if (free_slots_.empty()) {
-    slots_.emplace_back();
-    return static_cast<std::uint32_t>(slots_.size() - 1);
-  }
-  const std::uint32_t slot = free_slots_.back();
-  free_slots_.pop_back();
-  return slot;
-}
-
 void FlowNetwork::release_slot(std::uint32_t slot) {
   Flow& flow = slots_[slot];
   slot_of_.erase(flow.id);
   flow.group = kNoGroup;
   flow.on_done = nullptr;
   flow.on_drained = nullptr;
-  free_slots_.push_back(slot);
+  slots_.release(slot);
 }
 
 void FlowNetwork::begin_batch() { batching_ = true; }
@@ -221,7 +211,7 @@ void FlowNetwork::leave_group(std::uint32_t slot) {
   CompletionGroup& group = groups_[g];
   if (--group.live > 0 || !group.event.valid()) return;
   engine_.cancel(group.event);
-  free_groups_.push_back(g);
+  groups_.release(g);
 }
 
 // One event per distinct drain time. Within this recompute every event is
@@ -230,14 +220,7 @@ void FlowNetwork::leave_group(std::uint32_t slot) {
 void FlowNetwork::schedule_due() {
   std::stable_sort(due_.begin(), due_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (std::size_t i = 0; i < due_.size();) {
-    std::uint32_t g = 0;
-    if (free_groups_.empty()) {
-      g = static_cast<std::uint32_t>(groups_.size());
-      groups_.emplace_back();
-    } else {
-      g = free_groups_.back();
-      free_groups_.pop_back();
-    }
+    const std::uint32_t g = groups_.acquire();
     CompletionGroup& group = groups_[g];
     group.members.clear();
     const TimePs at = due_[i].first;
@@ -259,7 +242,7 @@ void FlowNetwork::fire(std::uint32_t g) {
     const std::uint32_t slot = groups_[g].members[k];
     if (slots_[slot].group == g) drain(slot);
   }
-  free_groups_.push_back(g);
+  groups_.release(g);
 }
 
 void FlowNetwork::drain(std::uint32_t slot) {

@@ -13,6 +13,7 @@
 #include "models/network/max_min_fair.hpp"
 #include "models/network/path.hpp"
 #include "sim/core/engine.hpp"
+#include "sim/core/slot_pool.hpp"
 #include "sim/core/units.hpp"
 
 namespace simctl {
@@ -95,7 +96,6 @@ class FlowNetwork {
     std::uint32_t visit_mark = 0;  // == mark_epoch_: already in touched_
   };
 
-  std::uint32_t acquire_slot();
   void release_slot(std::uint32_t slot);
   void next_mark_epoch();
   void touch(LinkId link);
@@ -118,9 +118,8 @@ class FlowNetwork {
   Engine& engine_;
   std::vector<double> capacity_;  // bytes/s per directed link
   std::vector<LinkState> links_;
-  std::vector<Flow> slots_;  // active flows and free slots
-  std::vector<std::uint32_t> free_slots_;
-  FlowSlotMap slot_of_;  // active flows only
+  SlotPool<Flow> slots_;  // active flows and free slots
+  FlowSlotMap slot_of_;   // active flows only
   FlowId next_id_ = 0;
   std::uint64_t flows_started_ = 0;
   std::uint64_t recomputations_ = 0;
@@ -141,8 +140,7 @@ class FlowNetwork {
   MaxMinFairSolver solver_;
   std::vector<double> alone_rates_;
   std::vector<std::pair<TimePs, std::uint32_t>> due_;  // (drain time, slot) set by this recompute
-  std::vector<CompletionGroup> groups_;
-  std::vector<std::uint32_t> free_groups_;
+  SlotPool<CompletionGroup> groups_;
 };
 
 }  // namespace simctl

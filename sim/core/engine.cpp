@@ -10,15 +10,10 @@ constexpr std::size_t kArity = 4;
 }
 
 std::uint32_t Engine::acquire_slot() {
-  if (!free_slots_.empty()) {
-    std::uint32_t slot = free_slots_.back();
-    free_slots_.pop_back();
-    return slot;
-  }
-  if (slots_.size() > kSlotMask) throw std::length_error("Engine: more than 2^24 events pending at once");
-  slots_.emplace_back();
-  heap_index_.push_back(0);
-  return static_cast<std::uint32_t>(slots_.size() - 1);
+  const std::uint32_t slot = slots_.acquire();
+  if (slot > kSlotMask) throw std::length_error("Engine: more than 2^24 events pending at once");
+  if (slot == heap_index_.size()) heap_index_.push_back(0);
+  return slot;
 }
 
 void Engine::release_slot(std::uint32_t slot) {
@@ -26,7 +21,7 @@ void Engine::release_slot(std::uint32_t slot) {
   s.action = nullptr;
   s.armed = false;
   ++s.generation;
-  free_slots_.push_back(slot);
+  slots_.release(slot);
 }
 
 void Engine::place(std::size_t index, const Entry& entry) {

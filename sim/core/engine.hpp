@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/core/slot_pool.hpp"
 #include "sim/core/units.hpp"
 
 namespace simctl {
@@ -75,9 +76,8 @@ class Engine {
   std::uint64_t next_sequence_ = 0;
   std::uint64_t processed_ = 0;
   std::vector<Entry> heap_;
-  std::vector<Slot> slots_;
+  SlotPool<Slot> slots_;
   std::vector<std::uint32_t> heap_index_;  // per slot: where its entry sits in heap_
-  std::vector<std::uint32_t> free_slots_;
 };
 
 }  // namespace simctl

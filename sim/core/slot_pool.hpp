@@ -30,6 +30,10 @@ class SlotPool {
 
   T& operator[](std::uint32_t slot) { return slots_[slot]; }
   const T& operator[](std::uint32_t slot) const { return slots_[slot]; }
+  // Every slot ever handed out, free ones included.
+  std::size_t size() const { return slots_.size(); }
+  auto begin() { return slots_.begin(); }
+  auto end() { return slots_.end(); }
 
  private:
   std::vector<T> slots_;

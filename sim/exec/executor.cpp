@@ -35,15 +35,25 @@ const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const
   return k;
 }
 
+// Each program's shape, built (and checked) for the first rank bound to it.
+void Executor::shape_programs() {
+  shapes_.clear();
+  shapes_.resize(trace_.programs.size());
+  for (std::uint32_t rank = 0; rank < trace_.ranks.size(); ++rank) {
+    const std::uint32_t program = trace_.ranks[rank].program;
+    if (program >= trace_.programs.size()) {
+      throw std::runtime_error("rank " + std::to_string(rank) + " runs program " + std::to_string(program) +
+                               " but the trace has " + std::to_string(trace_.programs.size()));
+    }
+    auto& shape = shapes_[program];
+    if (!shape) shape = std::make_unique<ProgramShape>(shape_of_program(trace_.programs[program], rank));
+  }
+}
+
 void Executor::prepare_rank(std::uint32_t rank) {
   RankState& state = ranks_[rank];
   const RankTrace& binding = trace_.ranks[rank];
-  if (binding.program >= trace_.programs.size()) {
-    throw std::runtime_error("rank " + std::to_string(rank) + " runs program " + std::to_string(binding.program) +
-                             " but the trace has " + std::to_string(trace_.programs.size()));
-  }
-  auto& shape = shapes_[binding.program];
-  if (!shape) shape = std::make_unique<ProgramShape>(shape_of_program(trace_.programs[binding.program], rank));
+  const auto& shape = shapes_[binding.program];
   state.ops = &trace_.programs[binding.program];
   state.shape = shape.get();
   state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
@@ -64,13 +74,10 @@ void Executor::prepare_rank(std::uint32_t rank) {
 // Bytes of per-op results the replay keeps: every op's timing, and the
 // rendezvous of every collective and transfer.
 std::size_t Executor::result_bytes() const {
-  std::vector<std::size_t> meetings(trace_.programs.size(), 0);
-  for (std::size_t p = 0; p < trace_.programs.size(); ++p) {
-    for (const Op& op : trace_.programs[p]) meetings[p] += meets_others(op) ? 1 : 0;
-  }
-  std::size_t bytes = trace_.op_count() * sizeof(OpTiming);
+  std::size_t bytes = 0;
   for (const RankTrace& rank : trace_.ranks) {
-    if (rank.program < meetings.size()) bytes += meetings[rank.program] * sizeof(Rendezvous);
+    const ProgramShape& shape = *shapes_[rank.program];
+    bytes += shape.dep_count.size() * sizeof(OpTiming) + shape.meeting_count * sizeof(Rendezvous);
   }
   return bytes;
 }
@@ -81,8 +88,7 @@ ExecutionResult Executor::run() {
   // With the machine's facts (nodes, rails, NVSwitch) the runner chooses each
   // collective's algorithm and protocol by size as NCCL does.
   collectives_->set_topology(describe_collective_topology(system_));
-  shapes_.clear();
-  shapes_.resize(trace_.programs.size());
+  shape_programs();
   kernel_times_.clear();
   ranks_.assign(trace_.ranks.size(), RankState{});
   open_calls_.assign(trace_.groups.size(), OpenCalls{});
@@ -146,15 +152,16 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
     start_compute(rank, op);
     return;
   }
+  if (ranks_[rank].shape->meeting_position[op] != ProgramShape::kNoMeeting) {
+    arrive(rank, op);
+    return;
+  }
   const Op& spec = (*ranks_[rank].ops)[op];
-  if (const auto* call = std::get_if<CollectiveCall>(&spec.work)) {
-    arrive_at_collective(rank, op, *call);
-  } else if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
+  if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
     start_copy(rank, op, *copy);
-  } else if (const auto* host = std::get_if<HostWork>(&spec.work)) {
-    engine_.schedule_after(seconds_to_ps(host->seconds), [this, rank, op] { finish_op(rank, op); });
   } else {
-    arrive_at_peer_transfer(rank, op, std::get<PeerTransfer>(spec.work));
+    const auto& host = std::get<HostWork>(spec.work);
+    engine_.schedule_after(seconds_to_ps(host.seconds), [this, rank, op] { finish_op(rank, op); });
   }
 }
 
@@ -211,17 +218,15 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   auto& timings = result_.ranks[rank].ops;
   TimePs end = engine_.now() + kernel_time(state, op);
   while (const auto next = chained_kernel(state, op)) {
-    timings[op].end = end;
-    ++state.finished;
-    ++state.stream_head[stream_index(Stream::compute)];
-    release_at(rank, op, end);  // the next kernel's count reaches zero here too
+    settle_kernel(rank, op, end);  // the next kernel's count reaches zero here too
     op = *next;
     timings[op].start = end;
     end += kernel_time(state, op);
   }
   result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, end);
   if (closes_early(state, op)) {
-    close_early(rank, op, end);
+    state.stream_busy[stream_index(Stream::compute)] = false;
+    settle_kernel(rank, op, end);
   } else {
     engine_.schedule_at(end, [this, rank, op] { finish_op(rank, op); });
   }
@@ -254,21 +259,14 @@ bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependen
   return false;
 }
 
-// Finishes `op` as of `end` and frees the compute stream.
-void Executor::close_early(std::uint32_t rank, OpIndex op, TimePs end) {
+// Finishes kernel `op` as of `end`, ahead of the clock: counts it done for
+// its dependents and lets the collectives and transfers it releases arrive
+// at `end`, stream by stream as finish_op would start them.
+void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   RankState& state = ranks_[rank];
   result_.ranks[rank].ops[op].end = end;
   ++state.finished;
   ++state.stream_head[stream_index(Stream::compute)];
-  state.stream_busy[stream_index(Stream::compute)] = false;
-  release_at(rank, op, end);
-}
-
-// Counts `op` done for its dependents and lets the collectives and
-// transfers it releases arrive at `end`, stream by stream as finish_op
-// would start them.
-void Executor::release_at(std::uint32_t rank, OpIndex op, TimePs end) {
-  RankState& state = ranks_[rank];
   const ProgramShape& shape = *state.shape;
   std::array<std::optional<OpIndex>, kStreamCount> released;
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
@@ -325,7 +323,7 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   CollectiveRequest& request = request_for(group);
   request.op = call.op;
   request.bytes = call.bytes;
-  // Members may have arrived ahead of the clock (close_early): the
+  // Members may have arrived ahead of the clock (settle_kernel): the
   // collective starts when the last of them arrives.
   OpRef last{first_rank, first_op};
   TimePs ready = result_.ranks[last.rank].ops[last.op].start;
@@ -376,7 +374,7 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
 void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op) {
   const std::uint32_t transfer = transfers_.acquire();
   transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op};
-  // A side that arrived ahead of the clock (close_early) starts the bytes later.
+  // A side that arrived ahead of the clock (settle_kernel) starts the bytes later.
   const TimePs sent = result_.ranks[sender].ops[send_op].start;
   const TimePs received = result_.ranks[receiver].ops[receive_op].start;
   const TimePs both_posted = std::max(sent, received);

@@ -74,6 +74,7 @@ class Executor {
     std::deque<OpIndex> receives;  // on the receiving rank
   };
 
+  void shape_programs();
   void prepare_rank(std::uint32_t rank);
   const KernelTimes& kernel_times(std::uint32_t program, const GpuSpec& gpu);
   void try_start_stream(std::uint32_t rank, std::size_t stream);
@@ -86,8 +87,7 @@ class Executor {
   std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op) const;
   bool closes_early(const RankState& state, OpIndex op) const;
   static bool waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependency);
-  void close_early(std::uint32_t rank, OpIndex op, TimePs end);
-  void release_at(std::uint32_t rank, OpIndex op, TimePs end);
+  void settle_kernel(std::uint32_t rank, OpIndex op, TimePs end);
   void arrive(std::uint32_t rank, OpIndex op);
   void arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call);
   CollectiveRequest& request_for(std::uint32_t group);
@@ -110,7 +110,7 @@ class Executor {
   Engine engine_;
   std::unique_ptr<FlowNetwork> network_;
   std::unique_ptr<CollectiveRunner> collectives_;
-  std::vector<std::unique_ptr<ProgramShape>> shapes_;  // per program, built by the first rank bound to it
+  std::vector<std::unique_ptr<ProgramShape>> shapes_;  // per program, built for the first rank bound to it
   std::map<std::pair<std::uint32_t, const GpuSpec*>, KernelTimes> kernel_times_;
   std::unique_ptr<std::pmr::memory_resource> counter_memory_;  // the ranks' dependency counters
   std::vector<RankState> ranks_;
