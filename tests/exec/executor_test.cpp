@@ -53,14 +53,23 @@ Op all_reduce(double bytes, std::vector<OpIndex> deps = {}) {
             CollectiveCall{CollectiveOp::all_reduce, 0, bytes, CommDimension::data}};
 }
 
+// `ranks` ranks, each with an empty program of its own, all in group 0.
+Trace one_group_trace(std::uint32_t ranks) {
+  Trace trace;
+  trace.groups.emplace_back();
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    trace.groups[0].push_back(r);
+    trace.ranks.push_back(RankTrace{r, {}, {}});
+  }
+  trace.programs.resize(ranks);
+  return trace;
+}
+
 }  // namespace
 
 TEST_CASE("a receive completes with its send and unblocks what depends on it", "[exec]") {
   Fixture f;
-  Trace trace;
-  trace.groups = {{0, 1}};
-  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(2);
+  Trace trace = one_group_trace(2);
   trace.programs[0] = {compute("produce", 1e12), peer("send", PeerTransfer::Side::send, 1, 1e9, {0})};
   trace.programs[1] = {peer("recv", PeerTransfer::Side::receive, 0, 1e9), compute("consume", 1e12, {0})};
   const auto r = f.run(trace);
@@ -77,10 +86,7 @@ TEST_CASE("a receive completes with its send and unblocks what depends on it", "
 
 TEST_CASE("a collective starts only when every member reaches it", "[exec]") {
   Fixture f;
-  Trace trace;
-  trace.groups = {{0, 1}};
-  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(2);
+  Trace trace = one_group_trace(2);
   trace.programs[0] = {compute("short", 1e11), all_reduce(1e8, {0})};
   trace.programs[1] = {compute("long", 1e13), all_reduce(1e8, {0})};
   const auto r = f.run(trace);
@@ -93,10 +99,7 @@ TEST_CASE("a collective starts only when every member reaches it", "[exec]") {
 
 TEST_CASE("ops on one stream run one at a time in list order", "[exec]") {
   Fixture f(1);
-  Trace trace;
-  trace.groups = {{0}};
-  for (std::uint32_t r = 0; r < 1; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(1);
+  Trace trace = one_group_trace(1);
   // Both are ready at time 0, but the stream serialises them.
   trace.programs[0] = {compute("a", 1e12), compute("b", 1e12)};
   const auto r = f.run(trace);
@@ -106,10 +109,7 @@ TEST_CASE("ops on one stream run one at a time in list order", "[exec]") {
 
 TEST_CASE("compute and communication streams overlap", "[exec]") {
   Fixture f;
-  Trace trace;
-  trace.groups = {{0, 1}};
-  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(2);
+  Trace trace = one_group_trace(2);
   for (auto& program : trace.programs)
     program = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
   const auto r = f.run(trace);
@@ -121,10 +121,7 @@ TEST_CASE("compute and communication streams overlap", "[exec]") {
 
 TEST_CASE("a kernel that releases a collective hands its end to the next kernel and the collective alike", "[exec]") {
   Fixture f;
-  Trace trace;
-  trace.groups = {{0, 1}};
-  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(2);
+  Trace trace = one_group_trace(2);
   trace.programs[0] = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
   trace.programs[1] = {compute("grad", 2e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
   const auto r = f.run(trace);
@@ -148,10 +145,7 @@ TEST_CASE("a kernel that releases a collective hands its end to the next kernel 
 
 TEST_CASE("a collective some member never reaches is reported as a deadlock", "[exec]") {
   Fixture f;
-  Trace trace;
-  trace.groups = {{0, 1}};
-  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(2);
+  Trace trace = one_group_trace(2);
   trace.programs[0] = {all_reduce(1e6)};
   trace.programs[1] = {compute("no collective here", 1e9)};
   CHECK_THROWS_WITH(f.run(trace), Catch::Contains("deadlocked"));
@@ -159,20 +153,14 @@ TEST_CASE("a collective some member never reaches is reported as a deadlock", "[
 
 TEST_CASE("a dependency on a later op is refused", "[exec]") {
   Fixture f(1);
-  Trace trace;
-  trace.groups = {{0}};
-  for (std::uint32_t r = 0; r < 1; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(1);
+  Trace trace = one_group_trace(1);
   trace.programs[0] = {compute("a", 1e9, {1}), compute("b", 1e9)};
   CHECK_THROWS_WITH(f.run(trace), Catch::Contains("depends on a later op"));
 }
 
 TEST_CASE("an op waiting on more ops than a dependency counter holds is refused", "[exec]") {
   Fixture f(1);
-  Trace trace;
-  trace.groups = {{0}};
-  trace.ranks.push_back(RankTrace{0, {}, {}});
-  trace.programs.resize(1);
+  Trace trace = one_group_trace(1);
   std::vector<OpIndex> all;
   for (OpIndex i = 0; i <= kMaxDeps; ++i) {
     trace.programs[0].push_back(compute("part", 1e6));
@@ -186,10 +174,7 @@ TEST_CASE("an op waiting on more ops than a dependency counter holds is refused"
 
 TEST_CASE("the same trace replays to identical timings", "[exec][determinism]") {
   Fixture f;
-  Trace trace;
-  trace.groups = {{0, 1}};
-  for (std::uint32_t r = 0; r < 2; ++r) trace.ranks.push_back(RankTrace{r, {}, {}});
-  trace.programs.resize(2);
+  Trace trace = one_group_trace(2);
   for (auto& program : trace.programs) program = {compute("g", 3e11), all_reduce(7e7, {0}), all_reduce(3e7, {0})};
   const auto a = f.run(trace);
   const auto b = f.run(trace);
