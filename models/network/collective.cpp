@@ -48,8 +48,7 @@ std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, con
 }
 
 // The ring runs with its protocol's efficiency and NVLink step latency.
-CollectiveTuning ring_tuning_for(const CollectiveTuning& tuning, Protocol protocol) {
-  const ProtocolTuning p = tuning.protocol(protocol);
+CollectiveTuning ring_tuning_for(const CollectiveTuning& tuning, const ProtocolTuning& p) {
   CollectiveTuning ring_tuning = tuning;
   ring_tuning.protocol_efficiency = p.efficiency;
   ring_tuning.step_latency = p.nvlink_step_latency;
@@ -77,19 +76,26 @@ CollectiveRunner::PlanKey CollectiveRunner::owned(const PlanKeyView& key) {
   return {key.op, key.bytes, key.algorithm, key.protocol, {key.members.begin(), key.members.end()}};
 }
 
-CollectiveChoice CollectiveRunner::cached_choice(const CollectiveRequest& request) {
+CollectiveRunner::CachedChoice CollectiveRunner::cached_choice(const CollectiveRequest& request) {
   const PlanKeyView key = key_of(request);
   if (auto it = choices_.find(key); it != choices_.end()) return it->second;
-  const CollectiveChoice choice = choice_for(request);
+  const CachedChoice cached{choice_for(request), use_of(request)};
   if (choices_.size() >= kMaxCachedPlans) choices_.clear();
-  choices_.emplace(owned(key), choice);
-  return choice;
+  choices_.emplace(owned(key), cached);
+  return cached;
 }
 
-const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol) {
-  auto& tuning = ring_tunings_.at(static_cast<std::size_t>(protocol));
-  if (!tuning) tuning = ring_tuning_for(tuning_, protocol);
-  return *tuning;
+ProtocolUse CollectiveRunner::use_of(const CollectiveRequest& request) const {
+  return protocol_use(request, shape_of(request.members, topology()), topology(), tuning_);
+}
+
+const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol, ProtocolUse use) {
+  const auto key = std::make_tuple(protocol, use.ll_quarter, use.share_cap);
+  auto it = ring_tunings_.find(key);
+  if (it == ring_tunings_.end()) {
+    it = ring_tunings_.emplace(key, ring_tuning_for(tuning_, tuning_.protocol(protocol, use))).first;
+  }
+  return it->second;
 }
 
 void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done) {
@@ -97,15 +103,15 @@ void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std
     engine_.schedule_at(at, std::move(on_done));
     return;
   }
-  const CollectiveChoice choice = cached_choice(request);
+  const auto [choice, use] = cached_choice(request);
   // Rings, the common case, wait out their launch in a pooled slot rather
   // than in a composed closure.
   if (choice.algorithm == CollectiveAlgorithm::automatic || choice.algorithm == CollectiveAlgorithm::ring) {
     RingPlans plans = ring_plans(request, choice.protocol);
     const std::uint32_t launch = ring_launches_.acquire();
     const std::uint64_t first_flow_key = take_flow_keys(plans->size());
-    ring_launches_[launch] = RingLaunch{std::move(plans), first_flow_key, choice.protocol, std::move(on_done)};
-    engine_.schedule_at(at + tuning_.protocol(choice.protocol).launch_latency,
+    ring_launches_[launch] = RingLaunch{std::move(plans), first_flow_key, choice.protocol, use, std::move(on_done)};
+    engine_.schedule_at(at + tuning_.protocol(choice.protocol, use).launch_latency,
                         [this, launch] { launch_rings(launch); });
     return;
   }
@@ -121,15 +127,16 @@ void CollectiveRunner::launch_rings(std::uint32_t launch) {
   std::function<void()> done = std::move(slot.on_done);
   const std::uint64_t first_flow_key = slot.first_flow_key;
   const Protocol protocol = slot.protocol;
+  const ProtocolUse use = slot.use;
   ring_launches_.release(launch);
-  run_rings(*plans, first_flow_key, protocol, std::move(done));
+  run_rings(*plans, first_flow_key, protocol, use, std::move(done));
 }
 
 // A collective's rings (one per rail across nodes) start as one flow batch,
 // each on the fast path where its plan allows, else step by step.
 void CollectiveRunner::run_rings(const std::vector<CachedRing>& rings, std::uint64_t first_flow_key, Protocol protocol,
-                                 std::function<void()> done) {
-  const CollectiveTuning& tuning = ring_tuning(protocol);
+                                 ProtocolUse use, std::function<void()> done) {
+  const CollectiveTuning& tuning = ring_tuning(protocol, use);
   auto each = rings.size() == 1 ? std::move(done) : join(rings.size(), std::move(done));
   network_.begin_batch();
   for (std::size_t i = 0; i < rings.size(); ++i) {
@@ -162,7 +169,7 @@ void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::f
 }
 
 CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& request, const CollectiveChoice& choice) {
-  const ProtocolTuning protocol = tuning_.protocol(choice.protocol);
+  const ProtocolTuning protocol = tuning_.protocol(choice.protocol, use_of(request));
   const TransferContext context{engine_, network_, rail_router_};
   auto transfers = [context](TransferPlan plan) {
     return [context, plan = std::move(plan)](std::function<void()> done) mutable {
@@ -200,8 +207,8 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
   PlanKeyView key = key_of(request);
   key.protocol = protocol;
   if (auto it = ring_plans_.find(key); it != ring_plans_.end()) return it->second;
-  const ProtocolTuning p = tuning_.protocol(protocol);
-  const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, protocol);
+  const ProtocolTuning p = tuning_.protocol(protocol, use_of(request));
+  const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, p);
   const auto orders = ring_orders(request, shape_of(request.members, topology()));
   auto plans = std::make_shared<std::vector<CachedRing>>();
   for (const auto& order : orders) {
@@ -228,8 +235,8 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
 CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol) {
   RingPlans plans = ring_plans(request, protocol);
   const std::uint64_t first_flow_key = take_flow_keys(plans->size());
-  return [this, plans = std::move(plans), first_flow_key, protocol](std::function<void()> done) {
-    run_rings(*plans, first_flow_key, protocol, std::move(done));
+  return [this, plans = std::move(plans), first_flow_key, protocol, use = use_of(request)](std::function<void()> done) {
+    run_rings(*plans, first_flow_key, protocol, use, std::move(done));
   };
 }
 
@@ -281,7 +288,7 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
   auto first = phase(std::move(scatter));
   auto second = phase(std::move(across));
   auto third = phase(std::move(gather));
-  const TimePs relaunch = tuning_.protocol(choice.protocol).launch_latency;
+  const TimePs relaunch = tuning_.protocol(choice.protocol, use_of(request)).launch_latency;
   return [this, first, second, third, relaunch](std::function<void()> done) mutable {
     first([this, second, third, relaunch, done = std::move(done)]() mutable {
       engine_.schedule_after(relaunch, [this, second, third, relaunch, done = std::move(done)]() mutable {

@@ -36,8 +36,9 @@ class CollectiveRunner {
   // them `automatic` runs the ring with Simple.
   void set_topology(CollectiveTopology topology) {
     topology_ = std::move(topology);
-    choices_.clear();  // both depend on the topology
+    choices_.clear();  // all three depend on the topology
     ring_plans_.clear();
+    ring_tunings_.clear();
   }
 
   // Starts `request` now; `on_done` runs when every rank has its result.
@@ -99,12 +100,17 @@ class CollectiveRunner {
   using RingPlans = std::shared_ptr<const std::vector<CachedRing>>;
   static PlanKeyView key_of(const CollectiveRequest& request);
   static PlanKey owned(const PlanKeyView& key);
-  const CollectiveTuning& ring_tuning(Protocol protocol);
+  ProtocolUse use_of(const CollectiveRequest& request) const;
+  const CollectiveTuning& ring_tuning(Protocol protocol, ProtocolUse use);
   void launch_rings(std::uint32_t launch);
-  void run_rings(const std::vector<CachedRing>& rings, std::uint64_t first_flow_key, Protocol protocol,
+  void run_rings(const std::vector<CachedRing>& rings, std::uint64_t first_flow_key, Protocol protocol, ProtocolUse use,
                  std::function<void()> done);
   std::uint64_t take_flow_keys(std::size_t count);
-  CollectiveChoice cached_choice(const CollectiveRequest& request);
+  struct CachedChoice {
+    CollectiveChoice choice;
+    ProtocolUse use;
+  };
+  CachedChoice cached_choice(const CollectiveRequest& request);
   RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);
 
   Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice);
@@ -119,9 +125,10 @@ class CollectiveRunner {
   std::optional<CollectiveTopology> topology_;
   RailRouter rail_router_{router_, topology_};  // what every algorithm routes with
   std::uint64_t next_flow_key_ = 0;             // spreads successive collectives over ECMP paths
-  std::map<PlanKey, CollectiveChoice, PlanKeyLess> choices_;
+  std::map<PlanKey, CachedChoice, PlanKeyLess> choices_;
   std::map<PlanKey, RingPlans, PlanKeyLess> ring_plans_;
-  std::array<std::optional<CollectiveTuning>, 4> ring_tunings_;  // by Protocol
+  // The ring's figures by protocol and use; a handful of entries.
+  std::map<std::tuple<Protocol, bool, double>, CollectiveTuning> ring_tunings_;
   FastRingRunner fast_rings_{engine_, network_, rail_router_};
   // Rings launched and waiting out their launch latency; pooled, so the
   // launch event carries an index, not a closure.
@@ -129,6 +136,7 @@ class CollectiveRunner {
     RingPlans plans;
     std::uint64_t first_flow_key = 0;
     Protocol protocol = Protocol::simple;
+    ProtocolUse use;
     std::function<void()> on_done;
   };
   SlotPool<RingLaunch> ring_launches_;

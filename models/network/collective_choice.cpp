@@ -1,5 +1,6 @@
 #include "models/network/collective_choice.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -54,7 +55,29 @@ double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, d
          inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte / p.efficiency;
 }
 
+bool reduces(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::reduce;
+}
+
 }  // namespace
+
+ProtocolUse protocol_use(const CollectiveRequest& r, const GroupShape& shape, const CollectiveTopology* topology,
+                         const CollectiveTuning& tuning) {
+  const bool spans_nodes = shape.node_count() > 1;
+  ProtocolUse use;
+  use.ll_quarter = spans_nodes || r.op == CollectiveOp::all_reduce || r.op == CollectiveOp::reduce;
+  if (spans_nodes || !reduces(r.op) || !topology || tuning.reduce_bytes_per_s.empty()) return use;
+  // The slowest reducer sets the pace of the whole ring.
+  for (EndpointId m : r.members) {
+    const MemberPlace* place = topology->place(m);
+    if (!place || place->port_bytes_per_s <= 0.0) continue;
+    const auto rate = tuning.reduce_bytes_per_s.find(place->model);
+    if (rate != tuning.reduce_bytes_per_s.end()) {
+      use.share_cap = std::min(use.share_cap, rate->second / place->port_bytes_per_s);
+    }
+  }
+  return use;
+}
 
 bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const GroupShape& shape,
                        const CollectiveTopology* topology) {
@@ -80,7 +103,7 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, const Collecti
                         const CollectiveTopology& t, const CollectiveTuning& tuning) {
   const Counts c{static_cast<double>(r.members.size()), static_cast<double>(shape.node_count()),
                  static_cast<double>(shape.per_node()), r.bytes};
-  const ProtocolTuning p = tuning.protocol(protocol);
+  const ProtocolTuning p = tuning.protocol(protocol, protocol_use(r, shape, &t, tuning));
   const double intra = t.intra_bytes_per_s > 0 ? t.intra_bytes_per_s : 1.0;
   const double inter = t.inter_bytes_per_s > 0 ? t.inter_bytes_per_s : intra;
   const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;

@@ -18,6 +18,12 @@ struct CollectiveChoice {
   double estimated_seconds = 0.0;  // the tuner's estimate, not the simulated time
 };
 
+// What the protocols' shares depend on for this request on this group: LL's
+// share by op and reach, and the members' own reduce rate (a GPU model in
+// the tuning's reduce_rate list) where it is below their NVSwitch ports.
+ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& shape, const CollectiveTopology* topology,
+                         const CollectiveTuning& tuning);
+
 // Whether `algorithm` can run `request` on this group at all.
 bool algorithm_applies(CollectiveAlgorithm algorithm, const CollectiveRequest& request, const GroupShape& shape,
                        const CollectiveTopology* topology);

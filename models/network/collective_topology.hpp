@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "models/network/path.hpp"
@@ -16,6 +17,8 @@ namespace simctl {
 struct MemberPlace {
   int node = 0;
   std::optional<EndpointId> nvswitch;  // the switch its NVLinks reach, if any
+  std::string model;                   // the GPU's catalogue id
+  double port_bytes_per_s = 0.0;       // its effective rate to that switch; 0 without one
 };
 
 struct CollectiveTopology {

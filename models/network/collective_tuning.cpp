@@ -1,5 +1,7 @@
 #include "models/network/collective_tuning.hpp"
 
+#include <algorithm>
+
 #include "sim/config/config_node.hpp"
 
 namespace simctl {
@@ -13,7 +15,6 @@ double fraction(const ConfigNode& node, std::string_view key) {
 }
 
 ProtocolTuning read_protocol(const ConfigNode& node) {
-  node.expect_keys({"efficiency", "launch_latency", "nvlink_step_latency", "network_step_latency", "sources"});
   return {fraction(node, "efficiency"), node.time("launch_latency"), node.time("nvlink_step_latency"),
           node.time("network_step_latency")};
 }
@@ -38,27 +39,39 @@ void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   t.max_chunks_per_step = static_cast<int>(ring.positive_integer("max_chunks_per_step"));
 }
 
+void read_reduce_rates(const ConfigNode& node, CollectiveTuning& t) {
+  node.expect_keys({"gpus", "sources"});
+  for (const auto& [model, rate] : node.child("gpus").entries())
+    t.reduce_bytes_per_s[model] = rate.as_bandwidth().bytes_per_s;
+}
+
 }  // namespace
 
-ProtocolTuning CollectiveTuning::protocol(Protocol p) const {
-  switch (p) {
-    case Protocol::ll: return ll;
-    case Protocol::ll128: return ll128;
-    case Protocol::automatic:
-    case Protocol::simple: break;
-  }
-  return {protocol_efficiency, launch_latency, step_latency, network_step_latency};
+ProtocolTuning CollectiveTuning::protocol(Protocol p, ProtocolUse use) const {
+  ProtocolTuning t{protocol_efficiency, launch_latency, step_latency, network_step_latency};
+  if (p == Protocol::ll) t = ll;
+  if (p == Protocol::ll128) t = ll128;
+  if (p == Protocol::ll && !use.ll_quarter) t.efficiency = ll_copy_efficiency;
+  t.efficiency = std::min(t.efficiency, use.share_cap);
+  return t;
 }
 
 CollectiveTuning CollectiveTuning::load(const std::string& path) {
   const ConfigNode root = ConfigNode::load_file(path);
-  root.expect_keys({"ring", "protocols", "tree", "nvls", "sharp", "fast_path"});
+  root.expect_keys({"ring", "protocols", "reduce_rate", "tree", "nvls", "sharp", "fast_path"});
   CollectiveTuning t;
   read_ring(root.child("ring"), t);
   const ConfigNode protocols = root.child("protocols");
   protocols.expect_keys({"ll", "ll128"});
-  t.ll = read_protocol(protocols.child("ll"));
-  t.ll128 = read_protocol(protocols.child("ll128"));
+  const ConfigNode ll = protocols.child("ll");
+  ll.expect_keys(
+      {"efficiency", "copy_efficiency", "launch_latency", "nvlink_step_latency", "network_step_latency", "sources"});
+  t.ll = read_protocol(ll);
+  t.ll_copy_efficiency = fraction(ll, "copy_efficiency");
+  const ConfigNode ll128 = protocols.child("ll128");
+  ll128.expect_keys({"efficiency", "launch_latency", "nvlink_step_latency", "network_step_latency", "sources"});
+  t.ll128 = read_protocol(ll128);
+  read_reduce_rates(root.child("reduce_rate"), t);
   const ConfigNode tree = root.child("tree");
   tree.expect_keys({"efficiency", "sources"});
   t.tree_efficiency = fraction(tree, "efficiency");

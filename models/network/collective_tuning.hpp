@@ -4,6 +4,7 @@
 // collective_tuning.yaml, each figure with the measurement or source it is
 // fitted to.
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "models/network/collective_algorithm.hpp"
@@ -19,6 +20,16 @@ struct ProtocolTuning {
   TimePs launch_latency = 0;
   TimePs nvlink_step_latency = 0;
   TimePs network_step_latency = 0;
+};
+
+// What a protocol's share of the wire depends on besides the protocol.
+struct ProtocolUse {
+  // NCCL's tuner gives LL a quarter of the bus bandwidth when the collective
+  // reduces or spans nodes, a third otherwise (src/graph/tuning.cc).
+  bool ll_quarter = true;
+  // The largest share of the wire the members' own reduction keeps up with
+  // (1: the wire bounds it; below 1 only for a reduction inside a node).
+  double share_cap = 1.0;
 };
 
 // In-switch reduction (NVLS, SHARP): the share of the port rate the switch's
@@ -39,16 +50,21 @@ struct CollectiveTuning {
   int max_chunks_per_step = 64;      // bounds the flow count for huge buffers
   TimePs network_step_latency = 0;   // per ring step that crosses the network (Simple)
 
-  ProtocolTuning ll;             // LL
-  ProtocolTuning ll128;          // LL128
-  double tree_efficiency = 1.0;  // a tree's share of the ring's bandwidth (NCCL derates it)
+  ProtocolTuning ll;                // LL where it reduces or spans nodes
+  double ll_copy_efficiency = 1.0;  // LL's share in a single-node gather, scatter or broadcast
+  ProtocolTuning ll128;             // LL128
+  double tree_efficiency = 1.0;     // a tree's share of the ring's bandwidth (NCCL derates it)
   InSwitchTuning nvls;
   InSwitchTuning sharp;
   // A ring with more sends than this runs as steady flows (ring_fast.hpp).
   std::uint64_t fast_path_min_sends = UINT64_MAX;
 
-  // The figures of one protocol; Simple's are the ring fields above.
-  ProtocolTuning protocol(Protocol p) const;
+  // Bytes/s NCCL's kernels reduce at on a GPU model (catalogue id), where
+  // that is below the wire; a model not listed is bound by its links alone.
+  std::map<std::string, double> reduce_bytes_per_s;
+
+  // The figures of one protocol for `use`; Simple's are the ring fields above.
+  ProtocolTuning protocol(Protocol p, ProtocolUse use) const;
 
   static CollectiveTuning load(const std::string& path = data_root() + "/models/network/collective_tuning.yaml");
 };

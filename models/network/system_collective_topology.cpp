@@ -49,6 +49,11 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
     MemberPlace place;
     place.node = system.part(gpu).node;
     place.nvswitch = system.nearest(gpu, PartKind::nvswitch);
+    place.model = system.part(gpu).model;
+    if (place.nvswitch) {
+      if (const LinkSpec* port = first_hop(system, gpu, *place.nvswitch))
+        place.port_bytes_per_s = port->effective().bytes_per_s;
+    }
     t.set_place(gpu, place);
   }
   add_rates(system, t);

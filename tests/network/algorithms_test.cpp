@@ -127,11 +127,12 @@ TEST_CASE("halving-doubling has log2(n) exchanges each way and needs a power of 
   const CollectiveTuning tuning = CollectiveTuning::load();
   const std::vector<EndpointId> m{0, 1, 2, 3, 4, 5, 6, 7};
   const CollectiveRequest ar{CollectiveOp::all_reduce, m, 8e6};
-  const TransferPlan plan = plan_halving_doubling({ar, tuning, tuning.protocol(Protocol::simple), nullptr});
+  const TransferPlan plan =
+      plan_halving_doubling({ar, tuning, tuning.protocol(Protocol::simple, ProtocolUse{}), nullptr});
   CHECK(plan.transfers.size() == 2 * 3 * 8);
   CHECK(plan.transfers.front().wire_bytes == Approx(4e6 / tuning.protocol_efficiency));
   const CollectiveRequest six{CollectiveOp::all_reduce, {0, 1, 2, 3, 4, 5}, 8e6};
-  CHECK_THROWS_AS(plan_halving_doubling({six, tuning, tuning.protocol(Protocol::simple), nullptr}),
+  CHECK_THROWS_AS(plan_halving_doubling({six, tuning, tuning.protocol(Protocol::simple, ProtocolUse{}), nullptr}),
                   std::invalid_argument);
 }
 
@@ -212,6 +213,51 @@ TEST_CASE("the tuner picks NVLS for large all-reduces on H100, LL for small, dir
   CHECK_THROWS_AS(
       simulate_collective(four, tuning, {CollectiveOp::all_reduce, 32, 1.0 * kGiB, CollectiveAlgorithm::nvls}),
       std::invalid_argument);
+}
+
+TEST_CASE("LL gets a quarter of Simple's share when it reduces or spans nodes, a third otherwise",
+          "[network][collective][protocol]") {
+  const CollectiveTuning t = CollectiveTuning::load();
+  const double simple = t.protocol(Protocol::simple, ProtocolUse{}).efficiency;
+  const System& one = system_named("dgx_h100.yaml");
+  const System& four = system_named("dgx_h100_x4_ndr.yaml");
+  auto ll = [&](const System& system, CollectiveOp op, int gpus) {
+    const CollectiveTopology facts = describe_collective_topology(system);
+    const CollectiveRequest r{op, {system.gpus().begin(), system.gpus().begin() + gpus}, 1e6};
+    const ProtocolUse use = protocol_use(r, shape_of(r.members, &facts), &facts, t);
+    return t.protocol(Protocol::ll, use).efficiency / simple;
+  };
+  CHECK(ll(one, CollectiveOp::all_reduce, 8) == Approx(0.25).epsilon(0.01));
+  CHECK(ll(one, CollectiveOp::reduce, 8) == Approx(0.25).epsilon(0.01));
+  CHECK(ll(one, CollectiveOp::all_gather, 8) == Approx(1.0 / 3).epsilon(0.01));
+  CHECK(ll(one, CollectiveOp::reduce_scatter, 8) == Approx(1.0 / 3).epsilon(0.01));
+  CHECK(ll(four, CollectiveOp::all_gather, 16) == Approx(0.25).epsilon(0.01));
+  // The other protocols do not depend on the collective.
+  CHECK(t.protocol(Protocol::ll128, ProtocolUse{false}).efficiency ==
+        t.protocol(Protocol::ll128, ProtocolUse{true}).efficiency);
+}
+
+TEST_CASE("A100's own reduce rate caps a reducing collective inside a node, not a gather", "[network][collective]") {
+  const CollectiveTuning tuning = CollectiveTuning::load();
+  auto busbw = [&](const char* system, CollectiveOp op) {
+    return simulate_collective(system_named(system), tuning, {op, 8, 8.0 * kGiB, CollectiveAlgorithm::ring})
+        .busbw_bytes_per_s;
+  };
+  // Every listed model is a catalogue GPU: a misspelt id would cap nothing.
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  for (const auto& [model, rate] : tuning.reduce_bytes_per_s) CHECK(catalogue.find_gpu(model) != nullptr);
+  const double cap = tuning.reduce_bytes_per_s.at("a100-sxm-80gb");
+  const double a100_ar = busbw("dgx_a100.yaml", CollectiveOp::all_reduce);
+  const double a100_rs = busbw("dgx_a100.yaml", CollectiveOp::reduce_scatter);
+  const double a100_ag = busbw("dgx_a100.yaml", CollectiveOp::all_gather);
+  CHECK(a100_ar <= cap);
+  CHECK(a100_ar == Approx(cap).epsilon(0.01));
+  CHECK(a100_rs == Approx(cap).epsilon(0.01));
+  // The gather adds nothing, so only the wire bounds it.
+  CHECK(a100_ag > 1.04 * cap);
+  // Hopper reduces as fast as its links carry: no gap between the two.
+  CHECK(busbw("dgx_h100.yaml", CollectiveOp::all_gather) ==
+        Approx(busbw("dgx_h100.yaml", CollectiveOp::reduce_scatter)).epsilon(0.005));
 }
 
 TEST_CASE("multi-node algorithms run on 4 DGX H100 nodes with sensible bus bandwidth",
