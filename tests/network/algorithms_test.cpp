@@ -255,6 +255,18 @@ TEST_CASE("A100's own reduce rate caps a reducing collective inside a node, not 
   CHECK(a100_rs == Approx(cap).epsilon(0.01));
   // The gather adds nothing, so only the wire bounds it.
   CHECK(a100_ag > 1.04 * cap);
+  // In a mixed cluster the cap follows each group's own GPUs.
+  const System& mixed = system_named("mixed_h100_a100_ndr.yaml");
+  const CollectiveTopology facts = describe_collective_topology(mixed);
+  auto cap_of = [&](std::size_t first, std::size_t count) {
+    const std::vector<EndpointId> members(mixed.gpus().begin() + first, mixed.gpus().begin() + first + count);
+    const CollectiveRequest r{CollectiveOp::all_reduce, members, 1e9};
+    return protocol_use(r, shape_of(members, &facts), &facts, tuning).share_cap;
+  };
+  CHECK(cap_of(0, 8) == 1.0);   // an H100 node
+  CHECK(cap_of(16, 8) < 1.0);   // an A100 node
+  CHECK(cap_of(0, 32) == 1.0);  // across nodes the NICs bound it
+  CHECK(mixed.part(mixed.gpus()[16]).model == "a100-sxm-80gb");
   // Hopper reduces as fast as its links carry: no gap between the two.
   CHECK(busbw("dgx_h100.yaml", CollectiveOp::all_gather) ==
         Approx(busbw("dgx_h100.yaml", CollectiveOp::reduce_scatter)).epsilon(0.005));
