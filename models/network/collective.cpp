@@ -116,7 +116,7 @@ void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std
     return;
   }
   // Plan now so that an unsupported request fails at the call, not inside the loop.
-  Launch launch = prepare(request, choice);
+  Launch launch = prepare(request, choice, use);
   engine_.schedule_at(at + launch.latency,
                       [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
 }
@@ -168,8 +168,9 @@ void CollectiveRunner::send(EndpointId from, EndpointId to, double bytes, std::f
   });
 }
 
-CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& request, const CollectiveChoice& choice) {
-  const ProtocolTuning protocol = tuning_.protocol(choice.protocol, use_of(request));
+CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& request, const CollectiveChoice& choice,
+                                                   ProtocolUse use) {
+  const ProtocolTuning protocol = tuning_.protocol(choice.protocol, use);
   const TransferContext context{engine_, network_, rail_router_};
   auto transfers = [context](TransferPlan plan) {
     return [context, plan = std::move(plan)](std::function<void()> done) mutable {
@@ -180,9 +181,10 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
   TransferPlan plan;
   switch (choice.algorithm) {
     case CollectiveAlgorithm::automatic:
-    case CollectiveAlgorithm::ring: return {protocol.launch_latency, ring_body(request, choice.protocol)};
+    case CollectiveAlgorithm::ring: return {protocol.launch_latency, ring_body(request, choice.protocol, use)};
     case CollectiveAlgorithm::hierarchical:
-    case CollectiveAlgorithm::sharp: return {protocol.launch_latency, hierarchical_body(request, choice)};
+    case CollectiveAlgorithm::sharp:
+      return {protocol.launch_latency, hierarchical_body(request, choice, protocol.launch_latency)};
     case CollectiveAlgorithm::tree: plan = plan_tree(in); break;
     case CollectiveAlgorithm::direct: plan = plan_direct(in); break;
     case CollectiveAlgorithm::halving_doubling: plan = plan_halving_doubling(in); break;
@@ -232,10 +234,11 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
   return plans;
 }
 
-CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol) {
+CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& request, Protocol protocol,
+                                                   ProtocolUse use) {
   RingPlans plans = ring_plans(request, protocol);
   const std::uint64_t first_flow_key = take_flow_keys(plans->size());
-  return [this, plans = std::move(plans), first_flow_key, protocol, use = use_of(request)](std::function<void()> done) {
+  return [this, plans = std::move(plans), first_flow_key, protocol, use](std::function<void()> done) {
     run_rings(*plans, first_flow_key, protocol, use, std::move(done));
   };
 }
@@ -245,17 +248,18 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
 // parallel), all-gather inside each node. The phases run one after another;
 // NCCL overlaps them in chunks, so this is an upper bound on its time.
 CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveRequest& request,
-                                                           const CollectiveChoice& choice) {
+                                                           const CollectiveChoice& choice, TimePs relaunch) {
   const GroupShape shape = shape_of(request.members, topology());
   const int m = shape.per_node();
+  // Each phase is a ring of its own op and group, so its protocol's shares are its own.
+  auto ring_phase = [&](CollectiveOp op, const std::vector<EndpointId>& members, double bytes) {
+    const CollectiveRequest sub{op, members, bytes, CollectiveAlgorithm::ring, choice.protocol};
+    return prepare(sub, {CollectiveAlgorithm::ring, choice.protocol, 0.0}, use_of(sub));
+  };
   std::vector<Launch> scatter, across, gather;
   for (const auto& node : shape.nodes) {
-    scatter.push_back(
-        prepare({CollectiveOp::reduce_scatter, node, request.bytes, CollectiveAlgorithm::ring, choice.protocol},
-                {CollectiveAlgorithm::ring, choice.protocol, 0.0}));
-    gather.push_back(
-        prepare({CollectiveOp::all_gather, node, request.bytes, CollectiveAlgorithm::ring, choice.protocol},
-                {CollectiveAlgorithm::ring, choice.protocol, 0.0}));
+    scatter.push_back(ring_phase(CollectiveOp::reduce_scatter, node, request.bytes));
+    gather.push_back(ring_phase(CollectiveOp::all_gather, node, request.bytes));
   }
   const double share = request.bytes / m;
   for (int l = 0; l < m; ++l) {
@@ -272,8 +276,7 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
              run_transfers(context, std::move(plan), std::move(d));
            }});
     } else {
-      across.push_back(prepare({CollectiveOp::all_reduce, rail, share, CollectiveAlgorithm::ring, choice.protocol},
-                               {CollectiveAlgorithm::ring, choice.protocol, 0.0}));
+      across.push_back(ring_phase(CollectiveOp::all_reduce, rail, share));
     }
   }
   auto phase = [this](std::vector<Launch> parts) {
@@ -288,7 +291,6 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
   auto first = phase(std::move(scatter));
   auto second = phase(std::move(across));
   auto third = phase(std::move(gather));
-  const TimePs relaunch = tuning_.protocol(choice.protocol, use_of(request)).launch_latency;
   return [this, first, second, third, relaunch](std::function<void()> done) mutable {
     first([this, second, third, relaunch, done = std::move(done)]() mutable {
       engine_.schedule_after(relaunch, [this, second, third, relaunch, done = std::move(done)]() mutable {

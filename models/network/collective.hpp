@@ -113,9 +113,9 @@ class CollectiveRunner {
   CachedChoice cached_choice(const CollectiveRequest& request);
   RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);
 
-  Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice);
-  Body ring_body(const CollectiveRequest& request, Protocol protocol);
-  Body hierarchical_body(const CollectiveRequest& request, const CollectiveChoice& choice);
+  Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice, ProtocolUse use);
+  Body ring_body(const CollectiveRequest& request, Protocol protocol, ProtocolUse use);
+  Body hierarchical_body(const CollectiveRequest& request, const CollectiveChoice& choice, TimePs relaunch);
   const CollectiveTopology* topology() const { return topology_ ? &*topology_ : nullptr; }
 
   Engine& engine_;

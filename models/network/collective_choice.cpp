@@ -55,10 +55,6 @@ double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, d
          inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte / p.efficiency;
 }
 
-bool reduces(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::reduce;
-}
-
 }  // namespace
 
 ProtocolUse protocol_use(const CollectiveRequest& r, const GroupShape& shape, const CollectiveTopology* topology,
@@ -99,11 +95,11 @@ bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const 
   return false;
 }
 
-double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, const CollectiveRequest& r, const GroupShape& shape,
-                        const CollectiveTopology& t, const CollectiveTuning& tuning) {
+double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse use, const CollectiveRequest& r,
+                        const GroupShape& shape, const CollectiveTopology& t, const CollectiveTuning& tuning) {
   const Counts c{static_cast<double>(r.members.size()), static_cast<double>(shape.node_count()),
                  static_cast<double>(shape.per_node()), r.bytes};
-  const ProtocolTuning p = tuning.protocol(protocol, protocol_use(r, shape, &t, tuning));
+  const ProtocolTuning p = tuning.protocol(protocol, use);
   const double intra = t.intra_bytes_per_s > 0 ? t.intra_bytes_per_s : 1.0;
   const double inter = t.inter_bytes_per_s > 0 ? t.inter_bytes_per_s : intra;
   const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
@@ -156,13 +152,14 @@ CollectiveChoice choose_collective(const CollectiveRequest& r, const CollectiveT
   const std::vector<CollectiveAlgorithm> algorithms = r.algorithm == CollectiveAlgorithm::automatic
                                                           ? default_candidates(r.op)
                                                           : std::vector<CollectiveAlgorithm>{r.algorithm};
+  const ProtocolUse use = protocol_use(r, shape, topology, tuning);
   CollectiveChoice best{CollectiveAlgorithm::ring, Protocol::simple, std::numeric_limits<double>::infinity()};
   for (CollectiveAlgorithm a : algorithms) {
     if (!algorithm_applies(a, r, shape, topology)) continue;
     const std::vector<Protocol> protocols =
         r.protocol == Protocol::automatic ? protocols_of(a) : std::vector<Protocol>{r.protocol};
     for (Protocol p : protocols) {
-      const double seconds = estimate_seconds(a, p, r, shape, *topology, tuning);
+      const double seconds = estimate_seconds(a, p, use, r, shape, *topology, tuning);
       if (seconds < best.estimated_seconds) best = {a, p, seconds};
     }
   }

@@ -28,9 +28,10 @@ ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& sha
 bool algorithm_applies(CollectiveAlgorithm algorithm, const CollectiveRequest& request, const GroupShape& shape,
                        const CollectiveTopology* topology);
 
-// The tuner's closed-form estimate, in seconds.
-double estimate_seconds(CollectiveAlgorithm algorithm, Protocol protocol, const CollectiveRequest& request,
-                        const GroupShape& shape, const CollectiveTopology& topology, const CollectiveTuning& tuning);
+// The tuner's closed-form estimate, in seconds, with the protocol's shares for `use`.
+double estimate_seconds(CollectiveAlgorithm algorithm, Protocol protocol, ProtocolUse use,
+                        const CollectiveRequest& request, const GroupShape& shape, const CollectiveTopology& topology,
+                        const CollectiveTuning& tuning);
 
 // Without a topology the runner cannot tell NVSwitch from PCIe or one node
 // from many, so `automatic` means the ring with Simple. Throws

@@ -27,6 +27,11 @@ constexpr std::optional<CollectiveOp> collective_op_from_string(std::string_view
   return std::nullopt;
 }
 
+// Whether the collective adds its inputs (nccl-tests prints "sum" for these).
+constexpr bool reduces(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter || op == CollectiveOp::reduce;
+}
+
 // nccl-tests' bus-bandwidth factor: busbw = algbw * factor(n).
 constexpr double bus_bandwidth_factor(CollectiveOp op, int ranks) {
   const double n = ranks;

@@ -54,10 +54,8 @@ void print_header(std::ostream& out, const System& system, const CollectivePoint
 
 void print_row(std::ostream& out, const CollectivePoint& p, const CollectiveResult& r) {
   char line[256];
-  const bool reduces =
-      p.op == CollectiveOp::all_reduce || p.op == CollectiveOp::reduce_scatter || p.op == CollectiveOp::reduce;
   std::snprintf(line, sizeof line, "%12.0f  %12.0f   float  %6s  %8.2f  %6.2f  %6.2f  %s/%s\n", p.bytes,
-                std::floor(p.bytes / kElementBytes), reduces ? "sum" : "none", ps_to_seconds(r.time) * 1e6,
+                std::floor(p.bytes / kElementBytes), reduces(p.op) ? "sum" : "none", ps_to_seconds(r.time) * 1e6,
                 r.algbw_bytes_per_s / 1e9, r.busbw_bytes_per_s / 1e9,
                 std::string(to_string(r.choice.algorithm)).c_str(), std::string(to_string(r.choice.protocol)).c_str());
   out << line;
