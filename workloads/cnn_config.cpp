@@ -1,5 +1,7 @@
 #include "workloads/cnn_config.hpp"
 
+#include "sim/config/config_schema.hpp"
+
 namespace simctl {
 namespace {
 
@@ -93,7 +95,7 @@ void LayerBuilder::bottleneck(const std::string& at, std::int64_t width, std::in
 void add_layers(const ConfigNode& list, LayerBuilder& b, int& stage);
 
 void add_conv(const ConfigNode& node, LayerBuilder& b) {
-  node.expect_keys({"conv", "in", "kernel", "stride", "padding", "bias", "name"});
+  expect_section(node, "workload.model:cnn.layers[]:conv");
   if (node.has("in") && node.integer("in") != b.shape().channels) {
     node.child("in").fail("does not match the " + std::to_string(b.shape().channels) + " channels reaching it");
   }
@@ -104,7 +106,7 @@ void add_conv(const ConfigNode& node, LayerBuilder& b) {
 }
 
 void add_pool(const ConfigNode& node, LayerBuilder& b, CnnLayerKind kind, const char* key) {
-  node.expect_keys({key, "stride", "padding", "name"});
+  expect_section(node, std::string("workload.model:cnn.layers[]:") + key);
   const std::string name = node.string_or("name", b.next_name(key));
   if (node.child(key).as_string() == "global") return b.pool(kind, name, b.shape().height, b.shape().height, 0);
   const std::int64_t k = bounded(node.child(key), 1, kMaxKernel);
@@ -112,7 +114,7 @@ void add_pool(const ConfigNode& node, LayerBuilder& b, CnnLayerKind kind, const 
 }
 
 void add_stage(const ConfigNode& node, LayerBuilder& b, int& stage) {
-  node.expect_keys({"bottleneck", "blocks", "stride"});
+  expect_section(node, "workload.model:cnn.layers[]:bottleneck");
   const std::int64_t width = bounded(node.child("bottleneck"), 1, kMaxChannels / kBottleneckExpansion);
   const std::int64_t blocks = bounded(node.child("blocks"), 1, kMaxRepeat);
   const std::int64_t stride = bounded_or(node, "stride", 1, 1, kMaxKernel);
@@ -137,12 +139,12 @@ void add_layer(const ConfigNode& node, LayerBuilder& b, int& stage) {
   if (node.has("avg_pool")) return add_pool(node, b, CnnLayerKind::avg_pool, "avg_pool");
   if (node.has("bottleneck")) return add_stage(node, b, stage);
   if (node.has("fc")) {
-    node.expect_keys({"fc", "bias", "name"});
+    expect_section(node, "workload.model:cnn.layers[]:fc");
     return b.fc(node.string_or("name", b.next_name("fc")), bounded(node.child("fc"), 1, kMaxChannels * 16),
                 node.bool_or("bias", true));
   }
   if (node.has("repeat")) {
-    node.expect_keys({"repeat", "layers"});
+    expect_section(node, "workload.model:cnn.layers[]:repeat");
     const std::int64_t n = bounded(node.child("repeat"), 1, kMaxRepeat);
     for (std::int64_t i = 0; i < n; ++i) add_layers(node.child("layers"), b, stage);
     return;
@@ -173,7 +175,7 @@ bool is_cnn_node(const ConfigNode& node) {
 }
 
 CnnSpec parse_cnn_spec(const ConfigNode& node, const std::string& name) {
-  node.expect_keys({"kind", "source", "input", "layers"});
+  expect_section(node, "workload.model:cnn");
   CnnSpec spec;
   spec.name = name;
   spec.source = node.string_or("source", "");

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "sim/config/config_schema.hpp"
 #include "workloads/bounded_integer.hpp"
 
 namespace simctl {
@@ -25,7 +26,7 @@ TransformerSpec resolve_model(const ConfigNode& node, const ModelCatalogue& cata
 
 ParallelPlan parse_plan(const ConfigNode& node) {
   node.expect_map();
-  node.expect_keys({"tensor", "pipeline", "data"});
+  expect_section(node, "workload.parallel:inference");
   ParallelPlan plan;
   if (node.has("tensor")) plan.tensor = bounded_positive_integer(node, "tensor", kMaxParallel);
   if (node.has("pipeline")) plan.pipeline = bounded_positive_integer(node, "pipeline", kMaxParallel);
@@ -69,7 +70,7 @@ bool is_inference_task(const ConfigNode& workload) {
 }
 
 WorkloadSpec parse_inference_workload(const ConfigNode& workload, const ModelCatalogue& catalogue) {
-  workload.expect_keys({"task", "model", "parallel", "batch", "context", "precision", "kv_cache_dtype"});
+  expect_section(workload, "workload:inference");
   WorkloadSpec spec;
   spec.model = resolve_model(workload.child("model"), catalogue);
   if (auto p = workload.optional_child("parallel")) spec.parallel = parse_plan(*p);

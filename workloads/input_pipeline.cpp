@@ -2,10 +2,12 @@
 
 #include <cmath>
 
+#include "sim/config/config_schema.hpp"
+
 namespace simctl {
 
 InputPipeline parse_input_pipeline(const ConfigNode& node) {
-  node.expect_keys({"source", "bytes_per_sample", "preprocess_per_sample", "workers", "prefetch"});
+  expect_section(node, "workload.input");
   InputPipeline input;
   if (auto source = node.optional_child("source")) {
     input.from_storage = source->as_choice({"host_memory", "storage"}) == "storage";

@@ -1,5 +1,7 @@
 #include "workloads/mlp_spec.hpp"
 
+#include "sim/config/config_schema.hpp"
+
 namespace simctl {
 namespace {
 
@@ -41,7 +43,7 @@ std::int64_t MlpSpec::parameter_count() const {
 bool is_mlp_node(const ConfigNode& node) { return node.is_map() && node.has("kind"); }
 
 MlpSpec parse_mlp_spec(const ConfigNode& node, const std::string& name) {
-  node.expect_keys({"kind", "source", "layers", "activation"});
+  expect_section(node, "workload.model:mlp");
   node.choice("kind", {"mlp"});
   MlpSpec spec;
   spec.name = name;

@@ -1,5 +1,6 @@
 #include "workloads/model_catalogue.hpp"
 
+#include "sim/config/config_schema.hpp"
 #include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
 #include "workloads/cnn_config.hpp"
@@ -76,8 +77,7 @@ void parse_experts(const ConfigNode& node, TransformerSpec& spec) {
 }  // namespace
 
 TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string& name) {
-  node.expect_keys({"source", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq_len", "gated_mlp", "norm",
-                    "position", "bias", "tied_embeddings", "experts", "experts_per_token", "expert_ffn"});
+  expect_section(node, "workload.model");
   TransformerSpec spec;
   spec.name = name;
   spec.source = node.string_or("source", "");
@@ -99,7 +99,7 @@ TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string
 }
 
 ModelCatalogue ModelCatalogue::load(const ConfigNode& root) {
-  root.expect_keys({"models"});
+  expect_section(root, "model_catalogue_file");
   ModelCatalogue catalogue;
   for (const auto& [id, entry] : root.child("models").entries()) {
     if (is_cnn_node(entry)) {

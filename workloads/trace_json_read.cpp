@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/config_schema.hpp"
 #include "workloads/trace_check.hpp"
 #include "workloads/trace_json.hpp"
 #include "workloads/trace_json_names.hpp"
@@ -40,13 +41,13 @@ class FieldReader {
     if (!j.is_array()) fail(path, "expected an array [...], got " + describe(j));
   }
 
-  void expect_keys(const json& j, const std::string& path, std::initializer_list<std::string_view> allowed) const {
+  void expect_keys(const json& j, const std::string& path, const std::vector<std::string>& allowed) const {
     for (const auto& [key, value] : j.items()) {
       bool known = false;
-      for (auto a : allowed) known = known || a == key;
+      for (const auto& a : allowed) known = known || a == key;
       if (known) continue;
       std::string valid;
-      for (auto a : allowed) valid += std::string(valid.empty() ? "" : ", ") + std::string(a);
+      for (const auto& a : allowed) valid += std::string(valid.empty() ? "" : ", ") + std::string(a);
       fail(join(path, key), "unknown field; valid fields here are " + valid);
     }
   }
@@ -152,8 +153,7 @@ class TraceReader : public FieldReader {
 
   TraceFile read(const json& doc) const {
     expect_object(doc, "");
-    expect_keys(doc, "",
-                {"format", "version", "description", "compute_dtype", "totals", "gpu_of_rank", "groups", "ranks"});
+    expect_keys(doc, "", schema_keys("trace_file"));
     check_header(doc);
     TraceFile out;
     if (doc.contains("description")) out.description = string(doc["description"], "description");
@@ -184,14 +184,14 @@ class TraceReader : public FieldReader {
 
   StepTotals totals(const json& j) const {
     expect_object(j, "totals");
-    expect_keys(j, "totals", {"model_flops", "tokens", "samples", "parameters"});
+    expect_keys(j, "totals", schema_keys("trace_file.totals"));
     auto number = [&](const char* key) { return non_negative(required(j, "totals", key), join("totals", key)); };
     return StepTotals{number("model_flops"), number("tokens"), number("samples"), number("parameters")};
   }
 
   std::vector<Op> rank_ops(const json& j, const std::string& path, const Trace& t) const {
     expect_object(j, path);
-    expect_keys(j, path, {"ops"});
+    expect_keys(j, path, schema_keys("trace_file.ranks[]"));
     const json& ops = required(j, path, "ops");
     const std::string ops_path = join(path, "ops");
     expect_array(ops, ops_path);
@@ -205,20 +205,20 @@ class TraceReader : public FieldReader {
     const std::string kind = string(required(j, path, "kind"), join(path, "kind"));
     Op out;
     if (kind == "compute") {
-      expect_keys(j, path, {"name", "kind", "kernel", "dtype", "flops", "bytes", "gemm", "stream", "phase", "deps"});
+      expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:compute"));
       out.work = compute(j, path, t.compute_dtype);
     } else if (kind == "collective") {
-      expect_keys(j, path, {"name", "kind", "collective", "group", "bytes", "dimension", "stream", "phase", "deps"});
+      expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:collective"));
       out.work = collective(j, path);
     } else if (kind == "copy") {
-      expect_keys(j, path, {"name", "kind", "direction", "bytes", "stream", "phase", "deps"});
+      expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:copy"));
       out.work =
           CopyCall{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path)};
     } else if (kind == "host") {
-      expect_keys(j, path, {"name", "kind", "seconds", "stream", "phase", "deps"});
+      expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:host"));
       out.work = HostWork{non_negative(required(j, path, "seconds"), join(path, "seconds"))};
     } else if (kind == "send" || kind == "recv") {
-      expect_keys(j, path, {"name", "kind", "peer", "bytes", "dimension", "stream", "phase", "deps"});
+      expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:send_recv"));
       out.work = peer_transfer(j, path, kind == "send");
     } else {
       fail(join(path, "kind"), "'" + kind + "' is not an op kind; use compute, copy, host, collective, send or recv");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/config/config_schema.hpp"
 #include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
 #include "workloads/cnn_config.hpp"
@@ -106,7 +107,7 @@ std::vector<std::uint32_t> parse_gpu_list(const ConfigNode& node, std::int64_t w
 
 ParallelPlan parse_parallel(const ConfigNode& node) {
   node.expect_map();
-  node.expect_keys({"data", "tensor", "pipeline", "expert", "sequence", "schedule", "virtual_stages", "order", "gpus"});
+  expect_section(node, "workload.parallel");
   ParallelPlan plan;
   plan.data = node.has("data") ? bounded_positive_integer(node, "data", kMaxDataParallel) : 1;
   if (node.has("tensor")) plan.tensor = bounded_positive_integer(node, "tensor", kMaxTensorParallel);
@@ -125,7 +126,7 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
 }
 
 DdpOptions parse_ddp(const ConfigNode& node, DType precision) {
-  node.expect_keys({"bucket_size", "first_bucket_size", "overlap", "grad_dtype"});
+  expect_section(node, "workload.ddp");
   DdpOptions ddp;
   ddp.grad_dtype = precision;
   ddp.bucket_size_bytes = node.size_or("bucket_size", ddp.bucket_size_bytes);
@@ -295,8 +296,7 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
 
 WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalogue) {
   if (is_inference_task(node)) return parse_inference_workload(node, catalogue);
-  node.expect_keys({"model", "parallel", "strategy", "micro_batch", "global_batch", "precision", "optimizer", "ddp",
-                    "activation_recompute", "attention", "dropout", "framework", "input", "task"});
+  expect_section(node, "workload");
   WorkloadSpec spec;
   set_model(node.child("model"), catalogue, spec);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
@@ -334,7 +334,7 @@ WorkloadSpec parse_workload(const ConfigNode& node) {
 
 WorkloadSpec load_workload_file(const std::string& path) {
   const ConfigNode root = ConfigNode::load_file(path);
-  root.expect_keys({"workload"});
+  expect_section(root, "workload_file");
   return parse_workload(root.child("workload"));
 }
 

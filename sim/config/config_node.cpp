@@ -1,5 +1,6 @@
 #include "sim/config/config_node.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -73,15 +74,16 @@ void ConfigNode::expect_map() const {
 }
 
 void ConfigNode::expect_keys(std::initializer_list<std::string_view> allowed) const {
+  expect_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void ConfigNode::expect_keys(const std::vector<std::string>& allowed) const {
   expect_map();
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
-    bool known = false;
-    for (auto a : allowed) known = known || a == key;
-    if (known) continue;
-    std::vector<std::string> names(allowed.begin(), allowed.end());
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     throw ConfigError(location_of(*file_, kv.first.Mark()), child_path(path_, key),
-                      "unknown field; valid fields here are " + join_choices(names));
+                      "unknown field; valid fields here are " + join_choices(allowed));
   }
 }
 

@@ -37,6 +37,7 @@ class ConfigNode {
 
   // Rejects keys outside `allowed`, naming the valid ones. Also requires a map.
   void expect_keys(std::initializer_list<std::string_view> allowed) const;
+  void expect_keys(const std::vector<std::string>& allowed) const;
   void expect_map() const;
 
   ConfigNode child(std::string_view key) const;  // required

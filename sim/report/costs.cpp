@@ -1,5 +1,7 @@
 #include "sim/report/costs.hpp"
 
+#include "sim/config/config_schema.hpp"
+
 namespace simctl {
 namespace {
 
@@ -11,7 +13,7 @@ double non_negative(const ConfigNode& section, std::string_view key, double fall
 }
 
 PricingSpec parse_pricing(const ConfigNode& node) {
-  node.expect_keys({"gpu_hour_price", "currency"});
+  expect_section(node, "pricing");
   PricingSpec p;
   p.gpu_hour_price = node.number("gpu_hour_price");
   if (p.gpu_hour_price <= 0.0) node.child("gpu_hour_price").fail("must be > 0 (the price of one GPU for one hour)");
@@ -20,7 +22,7 @@ PricingSpec parse_pricing(const ConfigNode& node) {
 }
 
 PowerSpec parse_power(const ConfigNode& node) {
-  node.expect_keys({"gpu_idle_fraction", "node_watts", "pue", "electricity_price_per_kwh"});
+  expect_section(node, "power");
   PowerSpec p;
   p.gpu_idle_fraction = non_negative(node, "gpu_idle_fraction", p.gpu_idle_fraction);
   if (p.gpu_idle_fraction > 1.0) node.child("gpu_idle_fraction").fail("must be between 0 and 1 (a fraction of TDP)");

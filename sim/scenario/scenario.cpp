@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "sim/config/config_node.hpp"
+#include "sim/config/config_schema.hpp"
 #include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
 #include "sim/topology/system_config.hpp"
@@ -182,7 +183,7 @@ std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank) {
 
 Scenario load_scenario(const std::string& config_path, ScenarioOptions options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
-  root.expect_keys({"name", "description", "system", "workload", "pricing", "power", "stragglers"});
+  expect_section(root, "run");
   Scenario s{DeviceCatalogue::load(),
              LinkKindTable::load(),
              CollectiveTuning::load(),

@@ -2,13 +2,14 @@
 
 #include <stdexcept>
 
+#include "sim/config/config_schema.hpp"
 #include "sim/topology/part_lookup.hpp"
 
 namespace simctl {
 
 void apply_stragglers(const ConfigNode& stragglers, System& system) {
   for (const ConfigNode& entry : stragglers.elements()) {
-    entry.expect_keys({"gpu", "compute_speed"});
+    expect_section(entry, "stragglers[]");
     const ConfigNode gpu = entry.child("gpu");
     EndpointId part = 0;
     try {

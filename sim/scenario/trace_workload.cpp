@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "sim/config/config_schema.hpp"
 #include "workloads/trace_json.hpp"
 
 namespace simctl {
@@ -28,7 +29,7 @@ void check_fits(const ConfigNode& trace_node, const std::string& file, const Tra
 bool is_trace_workload(const ConfigNode& workload_node) { return workload_node.is_map() && workload_node.has("trace"); }
 
 TraceWorkload load_trace_workload(const ConfigNode& workload_node, const System& system) {
-  workload_node.expect_keys({"trace"});
+  expect_section(workload_node, "workload:trace");
   const ConfigNode trace_node = workload_node.child("trace");
   namespace fs = std::filesystem;
   const fs::path file = fs::path(trace_node.file()).parent_path() / trace_node.as_string();

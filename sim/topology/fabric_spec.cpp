@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sim/config/config_schema.hpp"
+
 namespace simctl {
 namespace {
 
@@ -70,8 +72,7 @@ PartSelector parse_nics(const ConfigNode& node) {
 }  // namespace
 
 FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds) {
-  node.expect_keys(
-      {"kind", "tiers", "radix", "oversubscription", "rail_optimised", "link", "bandwidth", "latency", "nics"});
+  expect_section(node, "system.fabric");
   node.choice("kind", {"fat_tree"});
   const int tiers = parse_tiers(node);
   const bool rail_optimised = node.bool_or("rail_optimised", false);

@@ -3,6 +3,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/config/config_schema.hpp"
 #include "sim/topology/fabric_spec.hpp"
 #include "sim/topology/fat_tree.hpp"
 #include "sim/topology/system_checks.hpp"
@@ -93,7 +94,7 @@ const TemplateDecl& find_template(const ConfigNode& name_node, const std::vector
 void add_nodes(Build& b, const ConfigNode& nodes, const std::vector<TemplateDecl>& templates) {
   constexpr std::int64_t kMaxNodes = 100'000;  // a typo guard
   for (const ConfigNode& entry : nodes.elements()) {
-    entry.expect_keys({"template", "count"});
+    expect_section(entry, "system.nodes[]");
     const TemplateDecl& tmpl = find_template(entry.child("template"), templates);
     const std::int64_t count = entry.has("count") ? entry.positive_integer("count") : 1;
     if (static_cast<std::int64_t>(b.nodes.size()) + count > kMaxNodes) {
@@ -210,7 +211,7 @@ void cap_storage_cables(System& system, const DeviceCatalogue& catalogue) {
 }  // namespace
 
 System load_system(const ConfigNode& system_node, const DeviceCatalogue& catalogue, const LinkKindTable& link_kinds) {
-  system_node.expect_keys({"name", "node_templates", "nodes", "fabric", "parts", "links"});
+  expect_section(system_node, "system");
   Build b{System(system_node.string("name")), {}, {}, {}, {}};
   std::vector<TemplateDecl> templates;
   if (auto node = system_node.optional_child("node_templates"))
@@ -226,7 +227,7 @@ System load_system(const ConfigNode& system_node, const DeviceCatalogue& catalog
 
 System load_system_file(const std::string& path, const DeviceCatalogue& catalogue, const LinkKindTable& link_kinds) {
   const ConfigNode root = ConfigNode::load_file(path);
-  root.expect_keys({"system"});
+  expect_section(root, "system_file");
   return load_system(root.child("system"), catalogue, link_kinds);
 }
 

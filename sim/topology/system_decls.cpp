@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "sim/config/config_schema.hpp"
 #include "sim/topology/catalogue_models.hpp"
 #include "sim/topology/template_import.hpp"
 
@@ -61,7 +62,7 @@ Bytes parse_capacity(const ConfigNode& group, PartKind kind) {
 
 GroupDecl parse_group(const std::string& name, const ConfigNode& node, const DeviceCatalogue& catalogue) {
   check_identifier(name, node, "part group");
-  node.expect_keys({"kind", "model", "count", "capacity"});
+  expect_section(node, "parts.<group>");
   const PartKind kind = parse_part_kind(node);
   return GroupDecl{name, kind, parse_model(node, kind, catalogue), parse_count(node), parse_capacity(node, kind), node};
 }
@@ -85,7 +86,7 @@ Pairing parse_pairing(const ConfigNode& link) {
 }
 
 LinkDecl parse_link(const ConfigNode& node, const LinkKindTable& link_kinds) {
-  node.expect_keys({"between", "kind", "bandwidth", "latency", "pairing"});
+  expect_section(node, "links[]");
   const ConfigNode between = node.child("between");
   auto ends = between.elements();
   if (ends.size() != 2) {
@@ -122,7 +123,7 @@ TemplateDecl parse_template(const std::string& name, const ConfigNode& declared,
                             const LinkKindTable& link_kinds) {
   check_identifier(name, declared, "template");
   const ConfigNode node = resolve_template(name, declared);
-  node.expect_keys({"parts", "links"});
+  expect_section(node, "system.node_templates.<t>");
   TemplateDecl tmpl{name, parse_groups(node.child("parts"), catalogue), {}, node};
   if (auto links = node.optional_child("links")) tmpl.links = parse_links(*links, link_kinds);
   for (const LinkDecl& link : tmpl.links) {

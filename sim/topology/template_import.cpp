@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "sim/config/config_schema.hpp"
+
 namespace simctl {
 namespace {
 
@@ -16,13 +18,13 @@ ConfigNode load_imported(const ConfigNode& node) {
                    (base.empty() ? std::string(".") : base.string()) + "')");
   }
   const ConfigNode root = ConfigNode::load_file(path.string());
-  root.expect_keys({"system"});
+  expect_section(root, "system_file");
   return root.child("system");
 }
 
 ConfigNode resolve(const std::string& name, const ConfigNode& node, int depth) {
   if (!node.is_map() || !node.has("import")) return node;
-  node.expect_keys({"import", "template"});
+  expect_section(node, "system.node_templates.<t>:import");
   if (depth >= kMaxImportDepth) {
     node.child("import").fail("templates import each other more than " + std::to_string(kMaxImportDepth) +
                               " levels deep; is there a cycle?");
