@@ -178,13 +178,13 @@ std::vector<Op> rank_ops(const WorkloadSpec& spec) {
 StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
-  // An MLP sample or a CNN image counts as one token.
+  // An MLP sample or a CNN image has no tokens: its throughput is samples/s alone.
   if (spec.cnn) {
     t.model_flops = cnn_training_flops(*spec.cnn, sequences);
   } else {
     t.model_flops = spec.mlp ? mlp_training_flops(*spec.mlp, sequences) : training_model_flops(spec.model, sequences);
   }
-  t.tokens = spec.mlp || spec.cnn ? sequences : sequences * static_cast<double>(spec.model.seq_len);
+  t.tokens = spec.mlp || spec.cnn ? 0.0 : sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
   t.parameters = static_cast<double>(parameter_count(spec));
   return t;

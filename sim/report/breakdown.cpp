@@ -23,9 +23,14 @@ Category copy_category(const Op& op, const CopyCall& copy) {
   return loading ? Category::data_loading : Category::host_copy;
 }
 
-Category compute_category(const Op& op, bool memory_bound) {
+Category compute_category(const Op& op, KernelBound bound) {
   if (op.phase == OpPhase::optimizer) return Category::optimizer;
-  return memory_bound ? Category::compute_memory_bound : Category::compute_bound;
+  switch (bound) {
+    case KernelBound::memory: return Category::compute_memory_bound;
+    case KernelBound::launch: return Category::compute_launch_bound;
+    case KernelBound::compute: break;
+  }
+  return Category::compute_bound;
 }
 
 // A communication op first waits for its peers, then moves bytes. Waiting
@@ -56,7 +61,7 @@ void fill_segments(const Trace& trace, const ExecutionResult& result, const Rend
     const OpTiming& t = timeline.ops[i];
     std::vector<Segment>& out = lists[static_cast<std::size_t>(ops[i].stream)];
     if (std::holds_alternative<ComputeWork>(ops[i].work)) {
-      out.push_back({t.start, t.end, compute_category(ops[i], timeline.is_memory_bound(i))});
+      out.push_back({t.start, t.end, compute_category(ops[i], timeline.kernel_bound(i))});
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
       out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
     } else if (std::holds_alternative<HostWork>(ops[i].work)) {
@@ -126,7 +131,8 @@ TimeBreakdown sweep(const StreamSegments& lists, TimePs step) {
 }  // namespace
 
 TimePs TimeBreakdown::compute() const {
-  return (*this)[Category::compute_bound] + (*this)[Category::compute_memory_bound] + (*this)[Category::optimizer];
+  return (*this)[Category::compute_bound] + (*this)[Category::compute_memory_bound] +
+         (*this)[Category::compute_launch_bound] + (*this)[Category::optimizer];
 }
 
 TimePs TimeBreakdown::exposed_communication() const {

@@ -38,7 +38,7 @@ json op_event(const RunView& run, const Rendezvous& rv, std::uint32_t rank, OpIn
   json args = {{"op", i}, {"kind", work_kind(op)}, {"bytes", work_bytes(op)}};
   if (std::holds_alternative<ComputeWork>(op.work)) {
     args["flops"] = work_flops(op);
-    args["memory_bound"] = run.result.ranks[rank].is_memory_bound(i);
+    args["bound"] = to_string(run.result.ranks[rank].kernel_bound(i));
   }
   if (const std::string dim = work_dimension(op); !dim.empty()) {
     args["dimension"] = dim;
