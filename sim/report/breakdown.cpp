@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "sim/exec/program_shape.hpp"
+
 namespace simctl {
 namespace {
 
@@ -49,7 +51,7 @@ bool is_pipeline_transfer(const Op& op) {
 
 // Segments per stream, each list in time order (a stream runs one op at a
 // time, in list order), plus one list for the drain bubble.
-using StreamSegments = std::array<std::vector<Segment>, 4>;
+using StreamSegments = std::array<std::vector<Segment>, kStreamCount + 1>;
 
 void fill_segments(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
                    std::uint32_t rank, StreamSegments& lists) {
@@ -94,7 +96,7 @@ TimeBreakdown sweep(const StreamSegments& lists, TimePs step) {
       if (list[k].start < list[k - 1].end) throw std::logic_error("breakdown: two ops of one stream overlap in time");
     }
   }
-  std::array<std::size_t, 4> next{};  // per list, the first segment not yet over
+  std::array<std::size_t, kStreamCount + 1> next{};  // per list, the first segment not yet over
   TimeBreakdown b;
   b.step = step;
   TimePs now = 0;

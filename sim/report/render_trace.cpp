@@ -25,8 +25,8 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
   events.push_back(metadata("process_name", pid, 0,
                             {{"name", "rank " + std::to_string(rank) + " (" + gpu.name + ", " + gpu.model + ")"}}));
   events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
-  const char* threads[] = {"host", "compute stream", "communication stream", "copy stream"};
-  for (int tid = 0; tid < 4; ++tid) {
+  const char* threads[] = {"host", "compute stream", "communication stream", "copy stream", "loader stream"};
+  for (int tid = 0; tid < 5; ++tid) {
     events.push_back(metadata("thread_name", pid, tid, {{"name", threads[tid]}}));
     events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
   }
