@@ -40,6 +40,7 @@ plt.rcParams.update({
 CATEGORIES = [
     ("compute_bound", "compute (compute-bound)", "#2ca02c"),
     ("compute_memory_bound", "compute (memory-bound)", "#98df8a"),
+    ("compute_launch_bound", "compute (launch-bound)", "#17becf"),
     ("optimizer", "optimizer", "#1f77b4"),
     ("comm_data", "exposed comm: DP", "#d62728"),
     ("comm_tensor", "exposed comm: TP", "#ff7f0e"),
@@ -55,7 +56,7 @@ CATEGORY_KEYS = [key for key, _, _ in CATEGORIES]
 
 # Coarser groups of those categories, for charts comparing whole runs.
 MAIN_CATEGORIES = [
-    ("compute", ["compute_bound", "compute_memory_bound"], "#2ca02c"),
+    ("compute", ["compute_bound", "compute_memory_bound", "compute_launch_bound"], "#2ca02c"),
     ("optimizer", ["optimizer"], "#1f77b4"),
     ("exposed communication", ["comm_data", "comm_tensor", "comm_pipeline", "comm_expert", "comm_other"], "#d62728"),
     ("data loading + host copies", ["data_loading", "host_copy"], "#9467bd"),

@@ -24,6 +24,13 @@ def labels_for(args):
     return labels
 
 
+def throughput_label(run):
+    # tokens_per_s is null for models without tokens (MLP, CNN).
+    if run.get("tokens_per_s") is None:
+        return f"{run['samples_per_s']:.1f} samples/s"
+    return f"{run['tokens_per_s'] / 1e3:.1f} k tokens/s"
+
+
 def draw_steps(ax, runs, labels):
     x = list(range(len(runs)))
     bottom = [0.0] * len(runs)
@@ -36,7 +43,7 @@ def draw_steps(ax, runs, labels):
     for i, r in enumerate(runs):
         ax.text(i, bottom[i], f"{r['step_time_ms']:.1f} ms", ha="center", va="bottom", fontsize=8)
     # Throughput under each name: runs with other batch sizes differ in step time for that alone.
-    ax.set_xticks(x, [f"{n}\n{r.get('tokens_per_s', 0) / 1e3:.1f} k tokens/s" for n, r in zip(labels, runs)])
+    ax.set_xticks(x, [f"{n}\n{throughput_label(r)}" for n, r in zip(labels, runs)])
     ax.set_xlim(common.bar_limits(len(runs), 3))
     ax.set_ylim(0, max(bottom) * 1.12)
     ax.set_ylabel("step time (ms), mean over ranks")
@@ -51,7 +58,8 @@ def draw_cost(ax, runs, labels, field, what):
     costs = [r["cost"][field] if r.get("cost") else None for r in runs]
     ax.bar(x, [c or 0.0 for c in costs], color="#17becf", width=0.6, label=what)
     for i, (c, r) in enumerate(zip(costs, runs)):
-        ax.text(i, c or 0.0, f"{c:.4g} {r['cost']['currency']}" if c is not None else "not priced",
+        unpriced = "no tokens" if r.get("cost") else "not priced"
+        ax.text(i, c or 0.0, f"{c:.4g} {r['cost']['currency']}" if c is not None else unpriced,
                 ha="center", va="bottom", fontsize=8)
     currencies = {r["cost"]["currency"] for r in runs if r.get("cost")}
     ax.set_xticks(x, labels)

@@ -16,7 +16,7 @@ from matplotlib.patches import Patch
 
 import common
 
-STREAMS = ["compute", "communication", "copy", "host"]  # the `stream` column's values
+STREAMS = ["compute", "communication", "copy", "loader", "host"]  # the `stream` column's values
 DEFAULT_RANKS = 8
 WAIT_COLOUR, WAIT_EDGE = "#eeeeee", "#bdbdbd"  # light: the transfers on it must stand out
 IDLE_COLOUR, IDLE_EDGE = "#fde0dd", "#f4a6a0"

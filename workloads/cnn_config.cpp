@@ -102,7 +102,7 @@ void add_conv(const ConfigNode& node, LayerBuilder& b) {
   const std::int64_t out = bounded(node.child("conv"), 1, kMaxChannels);
   const std::int64_t k = bounded_or(node, "kernel", 1, 1, kMaxKernel);
   b.conv(node.string_or("name", b.next_name("conv")), out, k, bounded_or(node, "stride", 1, 1, kMaxKernel),
-         bounded_or(node, "padding", 0, 0, kMaxKernel), node.bool_or("bias", false));
+         bounded_or(node, "padding", 0, 0, kMaxKernel), node.bool_or("bias", true));
 }
 
 void add_pool(const ConfigNode& node, LayerBuilder& b, CnnLayerKind kind, const char* key) {

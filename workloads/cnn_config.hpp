@@ -4,15 +4,18 @@
 //
 //   input: [channels, height, width]
 //   layers:                                   # in order; shapes flow through
-//     - {conv: 64, kernel: 7, stride: 2, padding: 3}   # out channels; `in:` optional, checked
+//     - {conv: 64, kernel: 7, stride: 2, padding: 3, bias: false}  # out channels; `in:` optional, checked
 //     - bn
 //     - relu
 //     - {max_pool: 3, stride: 2, padding: 1}           # kernel (stride defaults to it)
 //     - {avg_pool: global}                             # or a kernel size
 //     - {bottleneck: 64, blocks: 3, stride: 1}         # ResNet stage: width, 4x width out
-//     - {repeat: 2, layers: [{conv: 64, kernel: 3, padding: 1, bias: true}, relu]}
+//     - {repeat: 2, layers: [{conv: 64, kernel: 3, padding: 1}, relu]}
 //     - {fc: 1000}                                     # flattens its input; bias by default
 //
+// A conv has a bias unless it says `bias: false`, as PyTorch's nn.Conv2d
+// (bias=True); a conv followed by BN (ResNet's) names `bias: false`, as
+// torchvision does, since BN's shift makes the bias redundant.
 // Bottleneck stages expand as torchvision's ResNet v1.5 does: stride on the
 // 3x3 conv, a 1x1 conv + BN downsample on the first block when the shape
 // changes, and the residual add before the last ReLU.

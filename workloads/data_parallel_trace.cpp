@@ -69,8 +69,9 @@ void emit_micro_batch(RankOps& ops, const WorkloadSpec& spec, std::uint32_t rank
   const double replicas = static_cast<double>(n);
   collective(ops, prefix + "replicate.broadcast", OpPhase::forward, CollectiveOp::broadcast, z.weight_bytes);
   if (rank == kMaster) {  // one process loads every replica's slice
-    load_micro_batch(ops, spec.input, static_cast<double>(spec.micro_batch) * replicas,
-                     model_input_bytes_per_sample(spec), prefix);
+    load_micro_batch(ops, spec.input,
+                     {static_cast<double>(spec.micro_batch) * replicas, model_input_bytes_per_sample(spec), prefix,
+                      micro == 0, micro + 1 == spec.grad_accum});
   }
   exchange(ops, rank, n, prefix + "scatter_inputs", OpPhase::data_loading, z.input_bytes, false);
   const ModelOp* loss_fwd = nullptr;

@@ -110,13 +110,15 @@ std::string micro_prefix(const WorkloadSpec& spec, std::int64_t micro) {
 // Loads the micro-batch (input_pipeline.hpp), then runs the forward pass
 // once its copy to the GPU is done.
 void add_forward(RankOpsBuilder& b, const WorkloadSpec& spec, std::int64_t micro, const std::vector<ModelOp>& fwd) {
-  const double samples = static_cast<double>(spec.micro_batch);
   const std::string prefix = micro_prefix(spec, micro);
-  std::vector<Op> loading = input_ops(spec.input, samples, model_input_bytes_per_sample(spec), prefix);
-  if (!spec.input.prefetch && b.last_compute()) loading.front().deps.push_back(*b.last_compute());
-  OpIndex copy = 0;
-  for (Op& op : loading) copy = b.add(std::move(op));
-  std::vector<OpIndex> first_deps{copy};
+  const MicroBatchLoad batch{static_cast<double>(spec.micro_batch), model_input_bytes_per_sample(spec), prefix,
+                             micro == 0, micro + 1 == spec.grad_accum};
+  std::vector<OpIndex> first_deps;
+  load_micro_batch(spec.input, batch, b.last_compute(), [&](Op op, bool feeds_forward) {
+    const OpIndex i = b.add(std::move(op));
+    if (feeds_forward) first_deps.push_back(i);
+    return i;
+  });
   for (const auto& op : fwd) {
     b.add_compute(prefix + op.name, op.phase, op.work, std::move(first_deps));
     first_deps.clear();
@@ -178,13 +180,13 @@ std::vector<Op> rank_ops(const WorkloadSpec& spec) {
 StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
-  // An MLP sample or a CNN image counts as one token.
+  // An MLP sample or a CNN image has no tokens: its throughput is samples/s alone.
   if (spec.cnn) {
     t.model_flops = cnn_training_flops(*spec.cnn, sequences);
   } else {
     t.model_flops = spec.mlp ? mlp_training_flops(*spec.mlp, sequences) : training_model_flops(spec.model, sequences);
   }
-  t.tokens = spec.mlp || spec.cnn ? sequences : sequences * static_cast<double>(spec.model.seq_len);
+  t.tokens = spec.mlp || spec.cnn ? 0.0 : sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
   t.parameters = static_cast<double>(parameter_count(spec));
   return t;

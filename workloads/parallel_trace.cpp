@@ -91,9 +91,11 @@ void emit_forward(const StagePlan& plan, RankOps& ops, DataParallelSync& sync, c
   const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
   const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
   if (c.chunk.first) {
-    // The first stage loads each micro-batch (input_pipeline.hpp).
-    load_micro_batch(ops, plan.spec.input, static_cast<double>(plan.spec.micro_batch),
-                     model_input_bytes_per_sample(plan.spec), prefix);
+    // The first stage loads each micro-batch (input_pipeline.hpp); every
+    // schedule runs the first chunk's forwards in micro-batch order.
+    load_micro_batch(ops, plan.spec.input,
+                     {static_cast<double>(plan.spec.micro_batch), model_input_bytes_per_sample(plan.spec), prefix,
+                      step.micro == 0, step.micro + 1 == plan.spec.grad_accum});
   } else {
     receive(plan, ops, prefix + "activations.recv", OpPhase::forward, kPreviousStage);
   }

@@ -17,7 +17,10 @@ namespace simctl {
 
 using OpIndex = std::uint32_t;  // position within one rank's op list
 
-enum class Stream : std::uint8_t { compute, communication, copy };
+// `loader` is the data loader's workers (storage reads, CPU preprocessing):
+// they run beside the GPU's streams, so prefetching never queues behind a
+// device copy or a pipeline send.
+enum class Stream : std::uint8_t { compute, communication, copy, loader };
 
 // Where the time of an op is booked in the step-time breakdown.
 enum class OpPhase : std::uint8_t { forward, backward, optimizer, gradient_sync, data_loading, host_copy, other };
@@ -104,7 +107,7 @@ struct RankTrace {
 // Totals the report needs to turn a step time into throughput and MFU.
 struct StepTotals {
   double model_flops = 0.0;  // useful FLOPs of one step over all ranks (6*N*tokens style, no recompute)
-  double tokens = 0.0;       // tokens processed per step over all ranks
+  double tokens = 0.0;       // tokens processed per step over all ranks; 0 for models without tokens (MLP, CNN)
   double samples = 0.0;      // sequences processed per step over all ranks
   double parameters = 0.0;   // model parameter count
 };

@@ -43,7 +43,13 @@ ComputeEstimate estimate_compute(const GpuSpec& gpu, const ComputeWork& work) {
   estimate.compute_time_s = work.flops > 0.0 ? work.flops / sustained_compute_rate(gpu, work) : 0.0;
   estimate.memory_time_s = work.memory_bytes / sustained_memory_bandwidth(gpu);
   estimate.memory_bound = estimate.memory_time_s > estimate.compute_time_s;
-  estimate.time = seconds_to_ps(std::max(estimate.compute_time_s, estimate.memory_time_s)) + gpu.launch_overhead;
+  const TimePs roofline = seconds_to_ps(std::max(estimate.compute_time_s, estimate.memory_time_s));
+  estimate.time = roofline + gpu.launch_overhead;
+  if (gpu.launch_overhead > roofline) {
+    estimate.bound = KernelBound::launch;
+  } else {
+    estimate.bound = estimate.memory_bound ? KernelBound::memory : KernelBound::compute;
+  }
   estimate.achieved_flops_per_s = estimate.time > 0 ? work.flops / ps_to_seconds(estimate.time) : 0.0;
   return estimate;
 }

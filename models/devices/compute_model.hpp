@@ -15,17 +15,34 @@
 // vector units (BLAS dispatches it to GEMV).
 // Nothing here marks a kind as memory-bound: that follows from its bytes and
 // FLOPs against the two rates.
+//
+// What bounds a kernel: launch when the launch overhead exceeds both the
+// compute and the memory time (the kernel is mostly its launch floor, and
+// more work per kernel would come nearly free); otherwise memory when the
+// memory time exceeds the compute time, else compute.
 #include "models/devices/compute_work.hpp"
 #include "models/devices/device_specs.hpp"
 
 namespace simctl {
 
+enum class KernelBound : std::uint8_t { compute, memory, launch };
+
+constexpr const char* to_string(KernelBound b) {
+  switch (b) {
+    case KernelBound::compute: return "compute";
+    case KernelBound::memory: return "memory";
+    case KernelBound::launch: return "launch";
+  }
+  return "?";
+}
+
 struct ComputeEstimate {
-  TimePs time = 0;                    // including launch overhead
-  bool memory_bound = false;          // memory_time > compute_time
-  double achieved_flops_per_s = 0.0;  // flops / time
-  double compute_time_s = 0.0;        // without launch overhead
-  double memory_time_s = 0.0;         // without launch overhead
+  TimePs time = 0;                           // including launch overhead
+  bool memory_bound = false;                 // memory_time > compute_time (the roofline's side)
+  KernelBound bound = KernelBound::compute;  // launch, else the roofline's side (see above)
+  double achieved_flops_per_s = 0.0;         // flops / time
+  double compute_time_s = 0.0;               // without launch overhead
+  double memory_time_s = 0.0;                // without launch overhead
 };
 
 // Throws std::invalid_argument when the op's dtype is not supported by the GPU

@@ -6,6 +6,7 @@
 #include <memory_resource>
 #include <vector>
 
+#include "models/devices/compute_model.hpp"
 #include "sim/core/units.hpp"
 #include "workloads/trace.hpp"
 
@@ -18,12 +19,12 @@ struct OpTiming {
 
 struct RankTimeline {
   std::pmr::vector<OpTiming> ops;  // parallel to the rank's ops
-  // Per op, whether the roofline's memory side won (compute ops only). It
-  // depends on the program and the GPU type alone, so ranks alike share one.
-  std::shared_ptr<const std::vector<bool>> memory_bound;
+  // Per op, what bounds it (compute ops only; compute_model.hpp). It depends
+  // on the program and the GPU type alone, so ranks alike share one.
+  std::shared_ptr<const std::vector<KernelBound>> bound;
   TimePs finish = 0;  // end of the rank's last op
 
-  bool is_memory_bound(std::size_t op) const { return memory_bound && (*memory_bound)[op]; }
+  KernelBound kernel_bound(std::size_t op) const { return bound ? (*bound)[op] : KernelBound::compute; }
 };
 
 struct OpRef {

@@ -24,12 +24,12 @@ const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const
   const std::vector<Op>& ops = trace_.programs[program];
   KernelTimes& k = at->second;
   k.time.assign(ops.size(), 0);
-  k.memory_bound = std::make_shared<std::vector<bool>>(ops.size(), false);
+  k.bound = std::make_shared<std::vector<KernelBound>>(ops.size(), KernelBound::compute);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     if (const auto* work = std::get_if<ComputeWork>(&ops[i].work)) {
       const ComputeEstimate estimate = estimate_compute(gpu, *work);
       k.time[i] = estimate.time;
-      (*k.memory_bound)[i] = estimate.memory_bound;
+      (*k.bound)[i] = estimate.bound;
     }
   }
   return k;
@@ -67,7 +67,7 @@ void Executor::prepare_rank(std::uint32_t rank) {
   // Move-constructed, not assigned: a move-assigned pmr vector would copy
   // itself into the default resource.
   result_.ranks.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
-                                       state.kernels->memory_bound, 0});
+                                       state.kernels->bound, 0});
   result_.meetings.emplace_back(shape->meeting_count, Rendezvous{}, result_.timing_memory.get());
 }
 

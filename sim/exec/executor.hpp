@@ -42,7 +42,7 @@ class Executor {
   // A program's compute kernels priced on one GPU type (0 for other ops).
   struct KernelTimes {
     std::vector<TimePs> time;
-    std::shared_ptr<std::vector<bool>> memory_bound;
+    std::shared_ptr<std::vector<KernelBound>> bound;
   };
   struct RankState {
     const std::vector<Op>* ops = nullptr;

@@ -9,8 +9,11 @@ namespace {
 
 // Other shares of the step at least this large are named too.
 constexpr double kAlsoPercent = 10.0;
-// A link this many times busier than its tier's mean is named as a hot spot.
+// A link this many times busier than its tier's mean is named as a hot spot,
+// if it is also materially busy: a link busy for less than this fraction of
+// the step cannot be what limits it, however idle its neighbours are.
 constexpr double kHotSpotFactor = 1.25;
+constexpr double kMateriallyBusy = 0.5;
 // Ranks whose compute time is within this fraction of each other keep the same pace.
 constexpr double kAlikeFraction = 0.01;
 
@@ -44,22 +47,24 @@ bool leaves_the_node(const std::string& tier) {
          tier.find("network_switch") != std::string::npos;
 }
 
-// A link far busier than the rest of its tier is a hot spot (nn.DataParallel's
-// master GPU, an ECMP collision): name it, since the tier's figures hide it.
+// A link far busier than the rest of its tier (nn.DataParallel's master GPU,
+// an ECMP collision) is named, since the tier's figures hide it: as a hot
+// spot when it is materially busy, else only as the busiest.
 std::string hot_spot_clause(const StepReport& report, const TierReport& tier) {
   if (report.busiest_links.empty() || tier.busy_links < 2) return "";
   const LinkReport& top = report.busiest_links.front();
   if (top.tier != tier.name || top.utilisation < kHotSpotFactor * tier.mean_utilisation) return "";
-  return "; " + top.name +
-         fmt(" is a hot spot, %.0f%% busy against its tier's mean %.0f%%", 100.0 * top.utilisation,
-             100.0 * tier.mean_utilisation);
+  const char* what = top.utilisation >= kMateriallyBusy ? " is a hot spot, " : " is the busiest, ";
+  return "; " + top.name + what +
+         fmt("%.0f%% busy against its tier's mean %.0f%%", 100.0 * top.utilisation, 100.0 * tier.mean_utilisation);
 }
 
 std::string links_clause(const StepReport& report) {
   const TierReport* tier = busiest_tier(report);
   if (tier == nullptr) return "no link carried traffic";
-  std::string out = arrow(tier->name) + fmt(" links are up to %.0f%% busy (mean %.0f%%)", 100.0 * tier->max_utilisation,
-                                            100.0 * tier->mean_utilisation);
+  const bool busy = tier->max_utilisation >= kMateriallyBusy;
+  std::string out = arrow(tier->name) + (busy ? " links are up to " : " links are lightly used, up to ") +
+                    fmt("%.0f%% busy (mean %.0f%%)", 100.0 * tier->max_utilisation, 100.0 * tier->mean_utilisation);
   if (tier->oversubscription > 1.05) out += fmt(" under %.3g:1 oversubscription", tier->oversubscription);
   return out + hot_spot_clause(report, *tier);
 }
@@ -88,14 +93,20 @@ std::string communication_verdict(const StepReport& report) {
          (inter_node ? "inter-node " : "") + dimension_words(top);
 }
 
+// Launch-bound kernels are named when they are at least this share of compute.
+constexpr double kLaunchNamedPercent = 0.5;
+
 std::string compute_verdict(const StepReport& report) {
   const TimeBreakdown& b = report.mean;
   const double memory_share = percent(b[Category::compute_memory_bound], b.compute());
-  const char* kind = memory_share > 50.0 ? "memory-bound" : "compute-bound";
-  return std::string(kind) +
-         fmt(": %.0f%% of the step is GPU compute, %.0f%% of it in memory-bound kernels", percent(b.compute(), b.step),
-             memory_share) +
-         fmt(", %.0f%% in the optimizer", percent(b[Category::optimizer], b.compute()));
+  const double launch_share = percent(b[Category::compute_launch_bound], b.compute());
+  const char* kind = "compute-bound";
+  if (memory_share > 50.0) kind = "memory-bound";
+  if (launch_share > 50.0) kind = "launch-bound";
+  std::string out = std::string(kind) + fmt(": %.0f%% of the step is GPU compute, %.0f%% of it in memory-bound kernels",
+                                            percent(b.compute(), b.step), memory_share);
+  if (launch_share >= kLaunchNamedPercent) out += fmt(", %.0f%% in launch-bound kernels", launch_share);
+  return out + fmt(", %.0f%% in the optimizer", percent(b[Category::optimizer], b.compute()));
 }
 
 // " (mostly for rank 0 on node0.gpu0)": the rank the others waited for

@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "sim/exec/program_shape.hpp"
+
 namespace simctl {
 namespace {
 
@@ -23,9 +25,14 @@ Category copy_category(const Op& op, const CopyCall& copy) {
   return loading ? Category::data_loading : Category::host_copy;
 }
 
-Category compute_category(const Op& op, bool memory_bound) {
+Category compute_category(const Op& op, KernelBound bound) {
   if (op.phase == OpPhase::optimizer) return Category::optimizer;
-  return memory_bound ? Category::compute_memory_bound : Category::compute_bound;
+  switch (bound) {
+    case KernelBound::memory: return Category::compute_memory_bound;
+    case KernelBound::launch: return Category::compute_launch_bound;
+    case KernelBound::compute: break;
+  }
+  return Category::compute_bound;
 }
 
 // A communication op first waits for its peers, then moves bytes. Waiting
@@ -44,7 +51,7 @@ bool is_pipeline_transfer(const Op& op) {
 
 // Segments per stream, each list in time order (a stream runs one op at a
 // time, in list order), plus one list for the drain bubble.
-using StreamSegments = std::array<std::vector<Segment>, 4>;
+using StreamSegments = std::array<std::vector<Segment>, kStreamCount + 1>;
 
 void fill_segments(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
                    std::uint32_t rank, StreamSegments& lists) {
@@ -56,7 +63,7 @@ void fill_segments(const Trace& trace, const ExecutionResult& result, const Rend
     const OpTiming& t = timeline.ops[i];
     std::vector<Segment>& out = lists[static_cast<std::size_t>(ops[i].stream)];
     if (std::holds_alternative<ComputeWork>(ops[i].work)) {
-      out.push_back({t.start, t.end, compute_category(ops[i], timeline.is_memory_bound(i))});
+      out.push_back({t.start, t.end, compute_category(ops[i], timeline.kernel_bound(i))});
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
       out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
     } else if (std::holds_alternative<HostWork>(ops[i].work)) {
@@ -89,7 +96,7 @@ TimeBreakdown sweep(const StreamSegments& lists, TimePs step) {
       if (list[k].start < list[k - 1].end) throw std::logic_error("breakdown: two ops of one stream overlap in time");
     }
   }
-  std::array<std::size_t, 4> next{};  // per list, the first segment not yet over
+  std::array<std::size_t, kStreamCount + 1> next{};  // per list, the first segment not yet over
   TimeBreakdown b;
   b.step = step;
   TimePs now = 0;
@@ -126,7 +133,8 @@ TimeBreakdown sweep(const StreamSegments& lists, TimePs step) {
 }  // namespace
 
 TimePs TimeBreakdown::compute() const {
-  return (*this)[Category::compute_bound] + (*this)[Category::compute_memory_bound] + (*this)[Category::optimizer];
+  return (*this)[Category::compute_bound] + (*this)[Category::compute_memory_bound] +
+         (*this)[Category::compute_launch_bound] + (*this)[Category::optimizer];
 }
 
 TimePs TimeBreakdown::exposed_communication() const {

@@ -19,7 +19,7 @@ struct TimeBreakdown {
 
   TimePs operator[](Category c) const { return time[static_cast<std::size_t>(c)]; }
   TimePs& operator[](Category c) { return time[static_cast<std::size_t>(c)]; }
-  TimePs compute() const;  // compute_bound + compute_memory_bound + optimizer
+  TimePs compute() const;  // compute_bound + compute_memory_bound + compute_launch_bound + optimizer
   TimePs exposed_communication() const;
   TimePs exposed_copy() const;  // data_loading + host_copy
   TimePs idle() const;          // pipeline_bubble + waiting

@@ -14,6 +14,7 @@ namespace simctl {
 enum class Category : std::uint8_t {
   compute_bound,         // compute kernels the roofline's FLOP side limits
   compute_memory_bound,  // compute kernels the roofline's memory side limits
+  compute_launch_bound,  // compute kernels whose launch overhead exceeds both roofline sides
   optimizer,             // the optimizer update (either bound)
   comm_data,             // exposed communication moving bytes, by parallel dimension
   comm_tensor,
@@ -26,18 +27,27 @@ enum class Category : std::uint8_t {
   waiting,          // waiting on other ranks or dependencies, not pipeline
 };
 
-inline constexpr std::size_t kCategoryCount = 12;
+inline constexpr std::size_t kCategoryCount = 13;
 
-inline constexpr std::array<Category, kCategoryCount> kAllCategories{
-    Category::compute_bound, Category::compute_memory_bound, Category::optimizer,
-    Category::comm_data,     Category::comm_tensor,          Category::comm_pipeline,
-    Category::comm_expert,   Category::comm_other,           Category::data_loading,
-    Category::host_copy,     Category::pipeline_bubble,      Category::waiting};
+inline constexpr std::array<Category, kCategoryCount> kAllCategories{Category::compute_bound,
+                                                                     Category::compute_memory_bound,
+                                                                     Category::compute_launch_bound,
+                                                                     Category::optimizer,
+                                                                     Category::comm_data,
+                                                                     Category::comm_tensor,
+                                                                     Category::comm_pipeline,
+                                                                     Category::comm_expert,
+                                                                     Category::comm_other,
+                                                                     Category::data_loading,
+                                                                     Category::host_copy,
+                                                                     Category::pipeline_bubble,
+                                                                     Category::waiting};
 
 constexpr std::string_view to_string(Category c) {
   switch (c) {
     case Category::compute_bound: return "compute_bound";
     case Category::compute_memory_bound: return "compute_memory_bound";
+    case Category::compute_launch_bound: return "compute_launch_bound";
     case Category::optimizer: return "optimizer";
     case Category::comm_data: return "comm_data";
     case Category::comm_tensor: return "comm_tensor";

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 
+#include "sim/exec/program_shape.hpp"
+
 namespace simctl {
 namespace {
 
@@ -17,7 +19,8 @@ std::vector<std::vector<OpIndex>> stream_predecessors(const Trace& trace) {
   for (std::size_t p = 0; p < trace.programs.size(); ++p) {
     const auto& ops = trace.programs[p];
     prev[p].assign(ops.size(), kNoOp);
-    std::array<OpIndex, 3> last{kNoOp, kNoOp, kNoOp};
+    std::array<OpIndex, kStreamCount> last;
+    last.fill(kNoOp);
     for (OpIndex i = 0; i < ops.size(); ++i) {
       OpIndex& on_stream = last[static_cast<std::size_t>(ops[i].stream)];
       prev[p][i] = on_stream;

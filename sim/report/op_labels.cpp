@@ -19,6 +19,7 @@ std::string_view stream_name(Stream s) {
     case Stream::compute: return "compute";
     case Stream::communication: return "communication";
     case Stream::copy: return "copy";
+    case Stream::loader: return "loader";
   }
   return "?";
 }

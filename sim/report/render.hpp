@@ -19,6 +19,9 @@ nlohmann::json render_json(const StepReport& report);
 // by bound and optimizer, exposed communication by parallel dimension,
 // pipeline bubble, data loading, host copies, waiting), and links, tiers,
 // devices, critical path, memory, cost and energy were added.
-inline constexpr int kReportSchemaVersion = 2;
+// Version 3: kernels at the launch floor left compute_memory_bound (and
+// compute_bound) for their own category, compute_launch_bound; tokens_per_s
+// and cost.per_million_tokens are null for models without tokens.
+inline constexpr int kReportSchemaVersion = 3;
 
 }  // namespace simctl

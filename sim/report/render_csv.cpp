@@ -44,9 +44,15 @@ class CsvFile {
   std::ofstream out_;
 };
 
+// What bounds a compute op (compute, memory or launch); empty for other ops.
+std::string bound_field(const RunView& run, std::uint32_t rank, const Op& op, OpIndex i) {
+  if (!std::holds_alternative<ComputeWork>(op.work)) return "";
+  return to_string(run.result.ranks[rank].kernel_bound(i));
+}
+
 void write_ops(const RunView& run, const std::filesystem::path& dir) {
   CsvFile csv(dir / "ops.csv",
-              "rank,op,name,phase,stream,kind,dimension,start_ms,ready_ms,end_ms,duration_ms,memory_bound,flops,bytes");
+              "rank,op,name,phase,stream,kind,dimension,start_ms,ready_ms,end_ms,duration_ms,bound,flops,bytes");
   const RendezvousTable rendezvous = match_rendezvous(run.trace, run.result);
   for (std::uint32_t r = 0; r < run.trace.ranks.size(); ++r) {
     const auto& ops = run.trace.ops(r);
@@ -55,8 +61,8 @@ void write_ops(const RunView& run, const std::filesystem::path& dir) {
       const std::string stream = is_host_side(ops[i]) ? "host" : std::string(stream_name(ops[i].stream));
       csv.row({std::to_string(r), std::to_string(i), field(ops[i].name), std::string(to_string(ops[i].phase)), stream,
                work_kind(ops[i]), work_dimension(ops[i]), ms(t.start), ms(std::max(t.start, rendezvous.at(r, i).ready)),
-               ms(t.end), ms(t.end - t.start), run.result.ranks[r].is_memory_bound(i) ? "1" : "0",
-               num(work_flops(ops[i])), num(work_bytes(ops[i]))});
+               ms(t.end), ms(t.end - t.start), bound_field(run, r, ops[i], i), num(work_flops(ops[i])),
+               num(work_bytes(ops[i]))});
     }
   }
 }

@@ -15,6 +15,7 @@ json breakdown_json(const TimeBreakdown& b) {
       {"compute_ms", ps_to_ms(b.compute())},
       {"compute_bound_ms", ps_to_ms(b[Category::compute_bound])},
       {"compute_memory_bound_ms", ps_to_ms(b[Category::compute_memory_bound])},
+      {"compute_launch_bound_ms", ps_to_ms(b[Category::compute_launch_bound])},
       {"optimizer_ms", ps_to_ms(b[Category::optimizer])},
       {"exposed_communication_ms", ps_to_ms(b.exposed_communication())},
       {"exposed_communication_by_dimension_ms", dimensions},
@@ -86,9 +87,12 @@ json memory_json(const std::vector<RankMemory>& memory) {
   return out;
 }
 
-json cost_json(const CostReport& c) {
+// Per million tokens is null for a model without tokens (MLP, CNN).
+json cost_json(const CostReport& c, bool has_tokens) {
   if (!c.priced) return nullptr;
-  return {{"currency", c.currency}, {"per_step", c.cost_per_step}, {"per_million_tokens", c.cost_per_million_tokens}};
+  return {{"currency", c.currency},
+          {"per_step", c.cost_per_step},
+          {"per_million_tokens", has_tokens ? json(c.cost_per_million_tokens) : json(nullptr)}};
 }
 
 json energy_json(const CostReport& c) {
@@ -126,12 +130,12 @@ json render_json(const StepReport& r) {
       {"nodes", r.nodes},
       {"step_time_ms", ps_to_ms(r.step_time)},
       {"samples_per_s", r.samples_per_s},
-      {"tokens_per_s", r.tokens_per_s},
+      {"tokens_per_s", r.tokens_per_s ? json(*r.tokens_per_s) : json(nullptr)},
       {"model_tflops_per_gpu", r.model_tflops_per_gpu},
       {"mfu", r.mfu},
       {"peak_tflops_per_gpu", r.peak_tflops_per_gpu},
       {"dtype", r.dtype},
-      {"cost", cost_json(r.costs)},
+      {"cost", cost_json(r.costs, r.tokens_per_s.has_value())},
       {"energy", energy_json(r.costs)},
       {"breakdown", breakdown_json(r.mean)},
       {"per_rank", ranks},

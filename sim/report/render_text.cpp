@@ -50,6 +50,7 @@ std::string breakdown_table(const StepReport& r) {
   out += row("compute", b.compute(), b.step);
   out += row("  compute-bound kernels", b[Category::compute_bound], b.step);
   out += row("  memory-bound kernels", b[Category::compute_memory_bound], b.step);
+  out += row("  launch-bound kernels", b[Category::compute_launch_bound], b.step);
   out += row("  optimizer", b[Category::optimizer], b.step);
   out += row("exposed communication", b.exposed_communication(), b.step);
   out += row("  data parallel (DP)", b[Category::comm_data], b.step);
@@ -145,10 +146,18 @@ std::string memory_table(const StepReport& r) {
   return line("Memory per rank [GiB]  used   capacity   headroom   (breakdown)") + grouped_rows(bodies);
 }
 
+// Tokens/s only for models that have tokens (a CNN's or an MLP's samples do not).
+std::string throughput_line(const StepReport& r) {
+  if (!r.tokens_per_s) return line("Throughput       %.1f samples/s", r.samples_per_s);
+  return line("Throughput       %.1f samples/s, %.0f tokens/s", r.samples_per_s, *r.tokens_per_s);
+}
+
 std::string cost_lines(const StepReport& r) {
   const CostReport& c = r.costs;
   std::string out;
-  if (c.priced) {
+  if (c.priced && !r.tokens_per_s) {
+    out += line("Cost             %.5f %s per step", c.cost_per_step, c.currency.c_str());
+  } else if (c.priced) {
     out += line("Cost             %.5f %s per step, %.3f %s per million tokens", c.cost_per_step, c.currency.c_str(),
                 c.cost_per_million_tokens, c.currency.c_str());
   }
@@ -167,7 +176,7 @@ std::string render_text(const StepReport& r) {
   out += line("Workload  %s", r.labels.workload.c_str());
   out += "\n";
   out += line("Step time        %.3f ms", ps_to_ms(r.step_time));
-  out += line("Throughput       %.1f samples/s, %.0f tokens/s", r.samples_per_s, r.tokens_per_s);
+  out += throughput_line(r);
   out += line("Model FLOPs      %.1f TFLOP/s per GPU, MFU %.1f %% (of %.0f TFLOP/s dense %s peak)",
               r.model_tflops_per_gpu, 100.0 * r.mfu, r.peak_tflops_per_gpu, r.dtype.c_str());
   out += cost_lines(r);

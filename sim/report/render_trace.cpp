@@ -25,8 +25,8 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
   events.push_back(metadata("process_name", pid, 0,
                             {{"name", "rank " + std::to_string(rank) + " (" + gpu.name + ", " + gpu.model + ")"}}));
   events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
-  const char* threads[] = {"host", "compute stream", "communication stream", "copy stream"};
-  for (int tid = 0; tid < 4; ++tid) {
+  const char* threads[] = {"host", "compute stream", "communication stream", "copy stream", "loader stream"};
+  for (int tid = 0; tid < 5; ++tid) {
     events.push_back(metadata("thread_name", pid, tid, {{"name", threads[tid]}}));
     events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
   }
@@ -38,7 +38,7 @@ json op_event(const RunView& run, const Rendezvous& rv, std::uint32_t rank, OpIn
   json args = {{"op", i}, {"kind", work_kind(op)}, {"bytes", work_bytes(op)}};
   if (std::holds_alternative<ComputeWork>(op.work)) {
     args["flops"] = work_flops(op);
-    args["memory_bound"] = run.result.ranks[rank].is_memory_bound(i);
+    args["bound"] = to_string(run.result.ranks[rank].kernel_bound(i));
   }
   if (const std::string dim = work_dimension(op); !dim.empty()) {
     args["dimension"] = dim;

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <map>
 
+#include "sim/exec/program_shape.hpp"
+
 namespace simctl {
 namespace {
 
@@ -14,7 +16,7 @@ namespace {
 // order: merging the streams' runs is enough.
 std::vector<OpIndex> arrival_order(const std::vector<OpIndex>& ops, const std::vector<Op>& program,
                                    const RankTimeline& timeline) {
-  std::array<std::vector<OpIndex>, 3> by_stream;
+  std::array<std::vector<OpIndex>, kStreamCount> by_stream;
   for (OpIndex i : ops) by_stream[static_cast<std::size_t>(program[i].stream)].push_back(i);
   auto earlier = [&](OpIndex a, OpIndex b) {
     const TimePs sa = timeline.ops[a].start, sb = timeline.ops[b].start;

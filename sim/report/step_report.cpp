@@ -37,7 +37,7 @@ void add_throughput(const Trace& trace, const System& system, const DeviceCatalo
   const double peak = total_peak_flops(trace, system, catalogue);
   if (step_s > 0 && report.gpus > 0) {
     report.samples_per_s = trace.totals.samples / step_s;
-    report.tokens_per_s = trace.totals.tokens / step_s;
+    if (trace.totals.tokens > 0) report.tokens_per_s = trace.totals.tokens / step_s;
     report.model_tflops_per_gpu = trace.totals.model_flops / step_s / report.gpus / 1e12;
     report.mfu = peak > 0 ? trace.totals.model_flops / step_s / peak : 0.0;
   }

@@ -1,6 +1,7 @@
 #pragma once
 // Turns the timings of one replayed step into what a person asks: how long,
 // where the time went, how efficient, what it costs, and what limits it.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,10 @@ struct StepReport {
   TimeBreakdown mean;  // averaged over ranks
   std::vector<TimeBreakdown> per_rank;
   double samples_per_s = 0.0;
-  double tokens_per_s = 0.0;
-  double model_tflops_per_gpu = 0.0;  // model FLOPs / step time / GPUs, in TFLOP/s
-  double mfu = 0.0;                   // fraction of the GPUs' dense peak in the step's dtype
-  double peak_tflops_per_gpu = 0.0;   // mean peak of the ranks' GPUs, in TFLOP/s
+  std::optional<double> tokens_per_s;  // none for models without tokens (MLP, CNN)
+  double model_tflops_per_gpu = 0.0;   // model FLOPs / step time / GPUs, in TFLOP/s
+  double mfu = 0.0;                    // fraction of the GPUs' dense peak in the step's dtype
+  double peak_tflops_per_gpu = 0.0;    // mean peak of the ranks' GPUs, in TFLOP/s
   std::string dtype;
   CostReport costs;
   std::vector<LinkReport> links;          // every directed link, by id

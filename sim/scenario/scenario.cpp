@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -76,10 +77,28 @@ Trace build_trace(const WorkloadSpec& w, int ranks) {
   return build_parallel_trace(w);
 }
 
+// "8 x h100-sxm", or "16 x h100-sxm + 16 x a100-sxm4-80gb" for a mixed
+// system: each GPU model with its count, in the order they first appear.
+std::string describe_gpus(const System& system) {
+  std::vector<std::pair<std::string, std::size_t>> counts;
+  for (EndpointId gpu : system.gpus()) {
+    const std::string& model = system.part(gpu).model;
+    auto at = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == model; });
+    if (at == counts.end()) {
+      counts.emplace_back(model, 1);
+    } else {
+      ++at->second;
+    }
+  }
+  if (counts.empty()) return "no GPUs";
+  std::string out;
+  for (const auto& [model, count] : counts) out += (out.empty() ? "" : " + ") + std::to_string(count) + " x " + model;
+  return out;
+}
+
 std::string describe_system(const System& system) {
-  std::string model = system.gpus().empty() ? "no GPUs" : system.part(system.gpus().front()).model;
-  return system.name() + ": " + std::to_string(system.gpus().size()) + " x " + model + " in " +
-         std::to_string(system.num_nodes()) + (system.num_nodes() == 1 ? " node" : " nodes");
+  return system.name() + ": " + describe_gpus(system) + " in " + std::to_string(system.num_nodes()) +
+         (system.num_nodes() == 1 ? " node" : " nodes");
 }
 
 std::string strategy_name(Strategy s) {

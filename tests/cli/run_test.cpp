@@ -35,7 +35,7 @@ TEST_CASE("the JSON report is consistent with itself", "[cli][json]") {
   const auto result = run_simctl("run " + kExample + " --json " + json_path);
   REQUIRE(result.exit_code == 0);
   const auto report = nlohmann::json::parse(read_text(json_path));
-  CHECK(report.at("schema_version") == 2);
+  CHECK(report.at("schema_version") == 3);
   CHECK(report.at("gpus") == 8);
   const double step = report.at("step_time_ms");
   CHECK(step > 0.0);

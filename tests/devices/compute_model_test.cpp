@@ -73,6 +73,24 @@ TEST_CASE("LayerNorm and element-wise add over a large tensor are memory-bound",
   }
 }
 
+TEST_CASE("a kernel is launch-bound when its launch overhead exceeds both its compute and memory time",
+          "[devices][compute]") {
+  const GpuSpec& h100 = catalogue().gpu("h100-sxm");
+  const double launch_s = ps_to_seconds(h100.launch_overhead);
+  REQUIRE(launch_s > 0);
+  const double bytes_per_element = 3 * 2;  // elementwise_add
+  const double floor_elements = launch_s * sustained_memory_bandwidth(h100) / bytes_per_element;
+  // A tenth of the elements that fill the launch floor: the launch dominates.
+  ComputeEstimate tiny = estimate_compute(h100, elementwise_add(0.1 * floor_elements));
+  CHECK(tiny.bound == KernelBound::launch);
+  CHECK(tiny.memory_bound);  // the roofline's side is still memory
+  // Ten times as many: the memory time exceeds the launch, so memory-bound.
+  CHECK(estimate_compute(h100, elementwise_add(10 * floor_elements)).bound == KernelBound::memory);
+  CHECK(estimate_compute(h100, gemm(8192, 8192, 8192)).bound == KernelBound::compute);
+  // An empty kernel is all launch.
+  CHECK(estimate_compute(h100, ComputeWork{}).bound == KernelBound::launch);
+}
+
 TEST_CASE("a GEMM-like op with the same intensity would be compute-bound: the kind is not the reason",
           "[devices][compute]") {
   // Same bytes as the LayerNorm, but as many FLOPs as a big matmul: the model

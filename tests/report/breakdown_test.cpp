@@ -56,6 +56,19 @@ TEST_CASE("rank 1: waiting for a straggler is idle, waiting for a pipeline send 
   CHECK(b.sum() == b.step);
 }
 
+TEST_CASE("kernels at the launch floor are launch-bound, not memory-bound, and the sum stays exact", "[report]") {
+  auto step = testing::two_rank_step();
+  const auto c = KernelBound::compute, m = KernelBound::memory, l = KernelBound::launch;
+  step.result.ranks[0].bound = std::make_shared<std::vector<KernelBound>>(std::vector<KernelBound>{c, l, c, c, m, c});
+  const TimeBreakdown b = rank_breakdown(step.trace, step.result, match_rendezvous(step.trace, step.result), 0);
+  CHECK(b[Category::compute_bound] == 40);
+  CHECK(b[Category::compute_launch_bound] == 20);  // 50-70, was memory-bound above
+  CHECK(b[Category::compute_memory_bound] == 0);
+  CHECK(b[Category::optimizer] == 10);  // the optimizer stays the optimizer, whatever bounds it
+  CHECK(b.compute() == 70);
+  CHECK(b.sum() == b.step);
+}
+
 TEST_CASE("mean breakdown keeps the sum exact", "[report]") {
   TimeBreakdown a, c;
   a.step = c.step = 13;

@@ -172,3 +172,20 @@ TEST_CASE("the schema check fails on a missing, an undocumented or a mistyped fi
   version["schema_version"] = simctl::kReportSchemaVersion + 1;
   fails_at(version, "$.schema_version: ");
 }
+
+TEST_CASE("MLP and CNN runs report samples/s and no tokens/s, in JSON and in the terminal", "[report][schema]") {
+  for (const char* config : {"configs/dgx_h100_x8_mlp_ddp.yaml", "configs/h100_x1_resnet50.yaml"}) {
+    INFO(config);
+    const RunFiles run = run_with_outputs("schema_no_tokens", config);
+    const auto errors = violations(run.report);
+    INFO(joined(errors));
+    CHECK(errors.empty());
+    CHECK(run.report.at("tokens_per_s").is_null());
+    CHECK(run.report.at("samples_per_s").get<double>() > 0.0);
+    const CommandResult text = run_simctl("run " + source_path(config));
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("samples/s"));
+    CHECK_THAT(text.out, !Catch::Contains("tokens/s"));
+  }
+  // (A transformer's tokens/s: tests/cli/run_test.cpp.)
+}

@@ -12,9 +12,10 @@ using namespace simctl::testing;
 namespace {
 
 // Thread ids render_trace gives the host side and each stream (docs/output.md).
-const std::map<std::string, int> kThreadOfStream = {{"host", 0}, {"compute", 1}, {"communication", 2}, {"copy", 3}};
+const std::map<std::string, int> kThreadOfStream = {
+    {"host", 0}, {"compute", 1}, {"communication", 2}, {"copy", 3}, {"loader", 4}};
 const std::map<int, std::string> kThreadNames = {
-    {0, "host"}, {1, "compute stream"}, {2, "communication stream"}, {3, "copy stream"}};
+    {0, "host"}, {1, "compute stream"}, {2, "communication stream"}, {3, "copy stream"}, {4, "loader stream"}};
 
 struct Counts {
   std::map<int, std::size_t> per_pid;
@@ -87,7 +88,7 @@ void check_trace(const RunFiles& run) {
     INFO("rank " << r);
     REQUIRE(process_names.count(pid));
     CHECK_THAT(process_names[pid], Catch::StartsWith("rank " + std::to_string(r) + " (" + ranks[r].at("gpu") + ", "));
-    for (int tid = 0; tid < 4; ++tid) CHECK(named_threads.count({pid, tid}));
+    for (int tid = 0; tid < 5; ++tid) CHECK(named_threads.count({pid, tid}));
   }
   REQUIRE(process_names.count(links_pid));
   CHECK_THAT(process_names[links_pid], Catch::StartsWith("links"));

@@ -49,8 +49,8 @@ inline HandStep two_rank_step() {
   };
   s.result.ranks.resize(2);
   s.result.ranks[0].ops = {{0, 40}, {50, 70}, {30, 60}, {75, 80}, {80, 90}, {80, 90}};
-  s.result.ranks[0].memory_bound =
-      std::make_shared<std::vector<bool>>(std::vector<bool>{false, true, false, false, true, false});
+  const auto c = KernelBound::compute, m = KernelBound::memory;
+  s.result.ranks[0].bound = std::make_shared<std::vector<KernelBound>>(std::vector<KernelBound>{c, m, c, c, m, c});
   s.result.ranks[0].finish = 90;
   s.result.ranks[1].ops = {{35, 60}, {60, 90}, {90, 100}};
   s.result.ranks[1].finish = 100;

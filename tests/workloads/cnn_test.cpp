@@ -75,9 +75,23 @@ TEST_CASE("a conv is an implicit GEMM forward and two backward", "[workloads][cn
   CHECK(cnn_training_flops(pass.model, 1.0) / 6.0 == Approx(4.09e9).epsilon(0.01));
 }
 
+TEST_CASE("a conv has a bias by default, as PyTorch's nn.Conv2d, and none with bias: false", "[workloads][cnn]") {
+  const auto model = [](const std::string& conv) {
+    return parse_cnn_spec(
+        ConfigNode::load_string("{kind: cnn, input: [3, 8, 8], layers: [" + conv + ", {fc: 2}]}", "m.yaml"), "m");
+  };
+  const std::int64_t fc = 16 * 8 * 8 * 2 + 2;
+  // 3x3 conv from 3 to 16 channels: 3 * 16 * 9 weights, plus 16 biases by default.
+  CHECK(model("{conv: 16, kernel: 3, padding: 1}").parameter_count() == 3 * 16 * 9 + 16 + fc);
+  CHECK(model("{conv: 16, kernel: 3, padding: 1, bias: true}").parameter_count() == 3 * 16 * 9 + 16 + fc);
+  CHECK(model("{conv: 16, kernel: 3, padding: 1, bias: false}").parameter_count() == 3 * 16 * 9 + fc);
+  CHECK(cnn_parameter_tensors(model("{conv: 16, kernel: 3, padding: 1}")).size() == 4);  // conv w, b; fc w, b
+}
+
 TEST_CASE("an inline CNN parses and builds a DDP trace", "[workloads][cnn]") {
   const auto spec = parse_text(
-      "workload: {model: {kind: cnn, input: [3, 32, 32], layers: [{conv: 16, in: 3, kernel: 3, padding: 1}, bn, "
+      "workload: {model: {kind: cnn, input: [3, 32, 32], layers: [{conv: 16, in: 3, kernel: 3, padding: 1, bias: "
+      "false}, bn, "
       "relu, {max_pool: 2}, {bottleneck: 8, blocks: 2, stride: 2}, {avg_pool: global}, {fc: 10}]}, "
       "parallel: {data: 2}, micro_batch: 8, global_batch: 16, precision: fp16}\n");
   REQUIRE(spec.cnn.has_value());

@@ -51,9 +51,11 @@ TEST_CASE("DDP beats nn.DataParallel on 8 H100s, and the report blames the maste
     side = std::max(side, l.bytes);
   }
   CHECK(master > 1.2 * other);
-  // The verdict names the master as the rank the others wait for and its link as the hot spot.
+  // The verdict names the master as the rank the others wait for and its
+  // link as the busiest; at ~12 % busy it is no hot spot.
   CHECK(dp.report.bottleneck.find("mostly for rank 0 on node0.gpu0") != std::string::npos);
-  CHECK(dp.report.bottleneck.find("node0.gpu0 -> node0.nvswitch is a hot spot") != std::string::npos);
+  CHECK(dp.report.bottleneck.find("node0.gpu0 -> node0.nvswitch is the busiest") != std::string::npos);
+  CHECK(dp.report.bottleneck.find("hot spot") == std::string::npos);
 
   // DDP spreads the same traffic evenly: no GPU's links stand out.
   CHECK(ddp.report.bottleneck.find("node0.gpu0") == std::string::npos);

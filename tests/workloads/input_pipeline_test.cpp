@@ -1,7 +1,9 @@
 // The host side of a step: reading samples from a disk, preprocessing them
 // on the data loader's CPU workers and copying them to the GPU. A slow disk
 // must show in the step time and in the breakdown; prefetching hides
-// loading that is faster than compute and nothing more.
+// loading that is faster than compute and nothing more. A step is simulated
+// in the steady state (the loader prepared its first batch during the
+// previous step) unless the input says `start: cold`.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -75,14 +77,18 @@ TEST_CASE("a hard disk without prefetch shows its reads in the step and the brea
 }
 
 TEST_CASE("prefetching hides reads faster than compute, and only those", "[plans][input]") {
-  const StepReport cached = run("cached", kNvme, "{source: host_memory}");
+  // The same 2 MiB samples already in host memory: only their copies to the GPU.
+  const StepReport cached = run("cached", kNvme, "{source: host_memory, bytes_per_sample: 2 MiB}");
   const StepReport nvme = run("nvme", kNvme, "{source: storage, bytes_per_sample: 2 MiB}");
+  const StepReport nvme_cold = run("nvme_cold", kNvme, "{source: storage, bytes_per_sample: 2 MiB, start: cold}");
   const StepReport nvme_serial =
       run("nvme_serial", kNvme, "{source: storage, bytes_per_sample: 2 MiB, prefetch: false}");
-  // NVMe reads of 8 x 2 MiB (~2.6 ms) hide behind each micro-batch's compute
-  // except the first, which nothing precedes.
-  CHECK(ms(nvme.step_time - cached.step_time) < 4.0);
-  CHECK(nvme_serial.step_time > nvme.step_time);
+  // NVMe reads of 8 x 2 MiB (~2.6 ms) hide behind each micro-batch's compute;
+  // a cold first step shows the first, which nothing precedes.
+  CHECK(nvme.step_time == cached.step_time);
+  CHECK(ms(nvme_cold.step_time - nvme.step_time) > 1.0);
+  CHECK(ms(nvme_cold.step_time - nvme.step_time) < 4.0);
+  CHECK(nvme_serial.step_time > nvme_cold.step_time);
   // A hard disk is slower than compute: prefetch overlaps, but the disk sets the pace.
   const StepReport hdd = run("hdd_prefetch", kHdd, "{source: storage, bytes_per_sample: 2 MiB}");
   const double disk_ms = 32 * 2 * 1048576.0 / 270e6 * 1e3;
@@ -106,9 +112,81 @@ TEST_CASE("a trace with storage reads and preprocessing survives a trace file", 
   const auto file = dir / "loading.yaml";
   std::ofstream(file) << run_config(kHdd, "{source: storage, preprocess_per_sample: 1 ms, workers: 4}");
   const Trace trace = load_scenario(file.string()).trace;
-  const auto& first = trace.ops(0);
-  REQUIRE(std::holds_alternative<CopyCall>(first[0].work));
-  REQUIRE(std::holds_alternative<HostWork>(first[1].work));
-  CHECK(std::get<HostWork>(first[1].work).seconds == Approx(2e-3));  // 8 samples over 4 workers
+  const auto& ops = trace.ops(0);
+  const auto named = [&](const std::string& name) -> const Op& {
+    for (const Op& op : ops) {
+      if (op.name == name) return op;
+    }
+    FAIL("no op " << name);
+    return ops.front();
+  };
+  REQUIRE(std::holds_alternative<CopyCall>(named("mb1.input.read").work));
+  REQUIRE(std::holds_alternative<HostWork>(named("mb1.input.preprocess").work));
+  CHECK(std::get<HostWork>(named("mb1.input.preprocess").work).seconds == Approx(2e-3));  // 8 samples over 4 workers
+  CHECK(named("mb1.input.preprocess").stream == Stream::loader);
   testing::require_same_trace(trace, parse_trace_json(trace_to_json(trace), "loading.json").trace);
+}
+
+namespace {
+
+// The ops of rank 0 on `stream` whose names contain `part`.
+int count_ops(const Trace& trace, Stream stream, const std::string& part) {
+  int n = 0;
+  for (const Op& op : trace.ops(0)) n += op.stream == stream && op.name.find(part) != std::string::npos ? 1 : 0;
+  return n;
+}
+
+Trace trace_of(const std::string& name, const std::string& input) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_input_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / (name + ".yaml");
+  std::ofstream(file) << run_config(kNvme, input);
+  return load_scenario(file.string()).trace;
+}
+
+}  // namespace
+
+TEST_CASE("steady state: the loader prepares batches 1-3 and the next step's first; cold: batches 0-3",
+          "[plans][input]") {
+  const Trace steady = trace_of("steady_ops", "{preprocess_per_sample: 1 ms}");
+  CHECK(count_ops(steady, Stream::loader, "input.preprocess") == 4);
+  CHECK(count_ops(steady, Stream::loader, "mb0.input") == 0);  // prepared during the previous step
+  CHECK(count_ops(steady, Stream::loader, "next_step.input.preprocess") == 1);
+  CHECK(count_ops(steady, Stream::copy, "input_batch") == 4);  // every batch's copy is in the step
+  // Cold: today's first step, every batch loaded on the copy stream, none for the next step.
+  const Trace cold = trace_of("cold_ops", "{preprocess_per_sample: 1 ms, start: cold}");
+  CHECK(count_ops(cold, Stream::loader, "input") == 0);
+  CHECK(count_ops(cold, Stream::copy, "input.preprocess") == 4);
+  CHECK(count_ops(cold, Stream::copy, "next_step") == 0);
+  CHECK(cold.ops(0).front().name == "mb0.input.preprocess");
+}
+
+TEST_CASE("a loader faster than the GPU costs nothing in the steady state, its first batch when cold",
+          "[plans][input]") {
+  const StepReport cached = run("cached", kNvme, "{source: host_memory}");
+  // 8 samples over 4 workers at 2 ms each: 4 ms of preprocessing per micro-batch.
+  const StepReport steady = run("fast_steady", kNvme, "{preprocess_per_sample: 2 ms, workers: 4}");
+  const StepReport cold = run("fast_cold", kNvme, "{preprocess_per_sample: 2 ms, workers: 4, start: cold}");
+  INFO("cached " << ms(cached.step_time) << " ms, steady " << ms(steady.step_time) << " ms, cold " << ms(cold.step_time)
+                 << " ms");
+  REQUIRE(ms(cached.mean.compute()) / 4 > 4.0);  // each micro-batch computes longer than it loads
+  // Only the four micro-batches' copies of 8 x 16 KiB token ids remain: microseconds.
+  CHECK(ms(steady.mean[Category::data_loading]) < 0.1);
+  CHECK(steady.step_time == cached.step_time);
+  // The cold first step waits 4 ms for its first batch, then hides the rest.
+  CHECK(ms(cold.mean[Category::data_loading]) == Approx(4.0 + ms(cached.mean[Category::data_loading])).epsilon(0.01));
+  CHECK(ms(cold.step_time - cached.step_time) == Approx(4.0).epsilon(0.01));
+}
+
+TEST_CASE("a loader slower than the GPU bounds the steady step at its own per-step time", "[plans][input]") {
+  // One worker, 20 ms a sample: 160 ms per micro-batch of 8, 640 ms for the
+  // step's four (three of this step and the next step's first), against
+  // ~10 ms of compute per micro-batch.
+  const StepReport slow = run("slow_steady", kNvme, "{preprocess_per_sample: 20 ms}");
+  const double loader_ms = 4 * 8 * 20.0;
+  INFO("step " << ms(slow.step_time) << " ms, loader " << loader_ms << " ms per step");
+  CHECK(ms(slow.step_time) >= loader_ms);
+  CHECK(ms(slow.step_time) <= 1.01 * loader_ms);  // 1 %: the last batch's copy and compute are hidden
+  CHECK(ms(slow.mean[Category::data_loading]) > 0.9 * (ms(slow.step_time) - ms(slow.mean.compute())));
+  CHECK_THAT(slow.bottleneck, Catch::StartsWith("input-bound"));
 }

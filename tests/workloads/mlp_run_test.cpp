@@ -5,6 +5,7 @@
 
 #include "plan_run.hpp"
 #include "sim/report/breakdown.hpp"
+#include "sim/report/step_report.hpp"
 
 using namespace simctl;
 
@@ -23,7 +24,11 @@ TEST_CASE("mlp-33-512-10 DDP step is launch- and memory-bound", "[plans][mlp]") 
   REQUIRE(run.step_s() > 0.0);
   const RendezvousTable rendezvous = match_rendezvous(run.scenario.trace, run.result);
   const TimeBreakdown rank0 = rank_breakdown(run.scenario.trace, run.result, rendezvous, 0);
-  CHECK(rank0[Category::compute_memory_bound] > rank0[Category::compute_bound]);
+  // Most kernels spend longer launching than computing or moving bytes:
+  // launch-bound, not memory-bound (the roofline's side alone would say memory).
+  CHECK(rank0[Category::compute_launch_bound] > rank0[Category::compute_memory_bound]);
+  CHECK(rank0[Category::compute_launch_bound] > rank0[Category::compute_bound]);
+  CHECK(rank0[Category::compute_launch_bound] > rank0.compute() / 2);
   // H100's catalogue launch overhead is 2 us; the kernels do next to nothing
   // else, so the compute time is within 2x of launches alone.
   const double launches_s = compute_ops(run.scenario.trace.ops(0)) * 2e-6;
@@ -31,4 +36,12 @@ TEST_CASE("mlp-33-512-10 DDP step is launch- and memory-bound", "[plans][mlp]") 
   CHECK(compute_s >= launches_s);
   CHECK(compute_s < 2.0 * launches_s);
   CHECK(run.step_s() < 1e-3);
+}
+
+TEST_CASE("the MLP's verdict calls its step launch-bound", "[plans][mlp]") {
+  const testing::PlanRun run = testing::run_config("configs/dgx_h100_x8_mlp_ddp.yaml");
+  const StepReport report = build_step_report(run.scenario.trace, run.result, run.scenario.system,
+                                              run.scenario.catalogue, run.scenario.labels);
+  CHECK_THAT(report.bottleneck, Catch::StartsWith("launch-bound: "));
+  CHECK_THAT(report.bottleneck, Catch::Contains("in launch-bound kernels"));
 }

@@ -71,7 +71,8 @@ TEST_CASE("an inline MLP parses, and runs data parallelism only", "[workloads][m
   CHECK(spec.mlp->activation == Activation::gelu);
   const Trace trace = build_ddp_trace(spec, 2);
   CHECK(trace.totals.parameters == static_cast<double>(parameter_count(spec)));
-  CHECK(trace.totals.tokens == 64 * 2);  // one token per sample
+  CHECK(trace.totals.samples == 64 * 2);
+  CHECK(trace.totals.tokens == 0);  // an MLP's samples are not token sequences
   CHECK_THROWS_AS(parse_text("workload: {model: mlp-33-512-10, parallel: {data: 2, tensor: 2}, micro_batch: 1}\n"),
                   ConfigError);
   CHECK_THROWS_AS(parse_text("workload: {model: mlp-33-512-10, strategy: zero3, micro_batch: 1}\n"), ConfigError);

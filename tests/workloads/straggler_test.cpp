@@ -66,6 +66,8 @@ TEST_CASE("DDP over H100 and A100 nodes runs at the A100s' pace and says so", "[
   const auto run = testing::run_config("configs/mixed_h100_a100_ddp.yaml");
   const StepReport report = report_of(run);
   REQUIRE(report.per_rank.size() == 32);
+  // The header counts each GPU model, not the first model times all GPUs.
+  CHECK(report.labels.system == "2x DGX H100 + 2x DGX A100, NDR: 16 x h100-sxm + 16 x a100-sxm-80gb in 4 nodes");
   // Ranks 0-15 are on the H100 nodes, 16-31 on the A100 nodes: the same work
   // takes each GPU type its own time.
   const double h100 = ps_to_seconds(report.per_rank[0].compute());
