@@ -3,19 +3,32 @@
 #include <string>
 #include <vector>
 
+#include "models/network/collective_choice.hpp"
+
 namespace simctl {
 
 namespace {
 
-std::vector<std::string> names_of_ops() {
+constexpr std::string_view kSharpKey = "sharp";
+
+std::vector<std::string> valid_keys() {
   std::vector<std::string> names;
-  for (int i = 0; i < 6; ++i) names.emplace_back(to_string(static_cast<CollectiveOp>(i)));
+  for (std::size_t i = 0; i < kCollectiveOpCount; ++i) names.emplace_back(to_string(static_cast<CollectiveOp>(i)));
+  names.emplace_back(kSharpKey);
   return names;
 }
 
 std::vector<std::string> names_of_algorithms() {
   std::vector<std::string> names;
   for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) names.emplace_back(to_string(a));
+  return names;
+}
+
+std::vector<std::string> algorithms_of(CollectiveOp op) {
+  std::vector<std::string> names;
+  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) {
+    if (algorithm_runs_op(a, op)) names.emplace_back(to_string(a));
+  }
   return names;
 }
 
@@ -29,11 +42,18 @@ CollectiveOverrides parse_collective_overrides(const ConfigNode& node) {
   node.expect_map();
   CollectiveOverrides overrides;
   for (const auto& [key, value] : node.entries()) {
+    if (key == kSharpKey) {
+      overrides.sharp = value.as_bool();
+      continue;
+    }
     const auto op = collective_op_from_string(key);
-    if (!op) value.fail("unknown collective '" + key + "'; valid: " + join_choices(names_of_ops()));
+    if (!op) value.fail("unknown key '" + key + "'; valid: " + join_choices(valid_keys()));
     const std::string text = value.as_string();
     const auto algorithm = collective_algorithm_from_string(text);
     if (!algorithm) value.fail("unknown algorithm '" + text + "'; valid: " + join_choices(names_of_algorithms()));
+    if (!algorithm_runs_op(*algorithm, *op)) {
+      value.fail(text + " cannot run " + key + "; valid for it: " + join_choices(algorithms_of(*op)));
+    }
     overrides.by_op[static_cast<std::size_t>(*op)] = *algorithm;
   }
   return overrides;
