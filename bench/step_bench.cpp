@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   const double load_rss = peak_rss_mb();
 
   const auto t1 = std::chrono::steady_clock::now();
-  Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning);
+  Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
   const ExecutionResult result = executor.run();
   const double run_s = seconds_since(t1);
 

@@ -98,10 +98,11 @@ const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol, Protoco
   return it->second;
 }
 
-void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done) {
+std::optional<CollectiveChoice> CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request,
+                                                           std::function<void()> on_done) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
     engine_.schedule_at(at, std::move(on_done));
-    return;
+    return std::nullopt;
   }
   const auto [choice, use] = cached_choice(request);
   // Rings, the common case, wait out their launch in a pooled slot rather
@@ -113,12 +114,13 @@ void CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request, std
     ring_launches_[launch] = RingLaunch{std::move(plans), first_flow_key, choice.protocol, use, std::move(on_done)};
     engine_.schedule_at(at + tuning_.protocol(choice.protocol, use).launch_latency,
                         [this, launch] { launch_rings(launch); });
-    return;
+    return choice;
   }
   // Plan now so that an unsupported request fails at the call, not inside the loop.
   Launch launch = prepare(request, choice, use);
   engine_.schedule_at(at + launch.latency,
                       [body = std::move(launch.body), done = std::move(on_done)]() mutable { body(std::move(done)); });
+  return choice;
 }
 
 void CollectiveRunner::launch_rings(std::uint32_t launch) {

@@ -41,17 +41,20 @@ class CollectiveRunner {
     ring_tunings_.clear();
   }
 
-  // Starts `request` now; `on_done` runs when every rank has its result.
-  // The runner, network and router must outlive the collective.
-  // One member, or zero bytes, completes at once (no launch latency: NCCL
-  // returns without a kernel). Throws std::invalid_argument, at the call,
-  // when the algorithm cannot run the op on this group.
-  void start(const CollectiveRequest& request, std::function<void()> on_done) {
-    start_at(engine_.now(), request, std::move(on_done));
+  // Starts `request` now; `on_done` runs when every rank has its result,
+  // always from a later engine event, never inside this call. The runner,
+  // network and router must outlive the collective. Returns the algorithm
+  // and protocol it runs with (the tuner's, cached per distinct request),
+  // or nothing when it moves no bytes: one member, or zero bytes, completes
+  // at once (no launch latency: NCCL returns without a kernel). Throws
+  // std::invalid_argument, at the call, when the algorithm cannot run the
+  // op on this group.
+  std::optional<CollectiveChoice> start(const CollectiveRequest& request, std::function<void()> on_done) {
+    return start_at(engine_.now(), request, std::move(on_done));
   }
   // The same, with the last rank arriving at `at` (now or later): the
   // launch latency runs from there.
-  void start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done);
+  std::optional<CollectiveChoice> start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done);
 
   // NCCL send/recv: one point-to-point transfer after the Simple launch latency.
   void send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done);

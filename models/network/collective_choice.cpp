@@ -75,24 +75,32 @@ ProtocolUse protocol_use(const CollectiveRequest& r, const GroupShape& shape, co
   return use;
 }
 
-bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const GroupShape& shape,
-                       const CollectiveTopology* topology) {
-  const bool multi_node = shape.node_count() > 1 && shape.uniform;
+bool algorithm_runs_op(CollectiveAlgorithm a, CollectiveOp op) {
   switch (a) {
-    case CollectiveAlgorithm::automatic: return true;
-    case CollectiveAlgorithm::ring: return r.op != CollectiveOp::all_to_all;
-    case CollectiveAlgorithm::tree: return r.op == CollectiveOp::all_reduce;
-    case CollectiveAlgorithm::hierarchical: return r.op == CollectiveOp::all_reduce && multi_node;
+    case CollectiveAlgorithm::automatic:
     case CollectiveAlgorithm::direct: return true;
-    case CollectiveAlgorithm::halving_doubling: return std::has_single_bit(r.members.size()) && (is_ring_op(r.op));
+    case CollectiveAlgorithm::ring:
+    case CollectiveAlgorithm::master: return op != CollectiveOp::all_to_all;
+    case CollectiveAlgorithm::tree:
+    case CollectiveAlgorithm::hierarchical:
     case CollectiveAlgorithm::nvls:
-      return r.op == CollectiveOp::all_reduce && topology && topology->nvls && shape.nvswitch.has_value();
-    case CollectiveAlgorithm::sharp:
-      return r.op == CollectiveOp::all_reduce && topology && topology->sharp && multi_node &&
-             topology->reduction_switch;
-    case CollectiveAlgorithm::master: return r.op != CollectiveOp::all_to_all;
+    case CollectiveAlgorithm::sharp: return op == CollectiveOp::all_reduce;
+    case CollectiveAlgorithm::halving_doubling: return is_ring_op(op);
   }
   return false;
+}
+
+bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const GroupShape& shape,
+                       const CollectiveTopology* topology) {
+  if (!algorithm_runs_op(a, r.op)) return false;
+  const bool multi_node = shape.node_count() > 1 && shape.uniform;
+  switch (a) {
+    case CollectiveAlgorithm::hierarchical: return multi_node;
+    case CollectiveAlgorithm::halving_doubling: return std::has_single_bit(r.members.size());
+    case CollectiveAlgorithm::nvls: return topology && topology->nvls && shape.nvswitch.has_value();
+    case CollectiveAlgorithm::sharp: return topology && topology->sharp && multi_node && topology->reduction_switch;
+    default: return true;
+  }
 }
 
 double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse use, const CollectiveRequest& r,

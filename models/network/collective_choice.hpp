@@ -24,6 +24,10 @@ struct CollectiveChoice {
 ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& shape, const CollectiveTopology* topology,
                          const CollectiveTuning& tuning);
 
+// Whether `algorithm` can run `op` on some group (ring cannot run all_to_all,
+// tree only all_reduce, ...).
+bool algorithm_runs_op(CollectiveAlgorithm algorithm, CollectiveOp op);
+
 // Whether `algorithm` can run `request` on this group at all.
 bool algorithm_applies(CollectiveAlgorithm algorithm, const CollectiveRequest& request, const GroupShape& shape,
                        const CollectiveTopology* topology);

@@ -1,21 +1,29 @@
 #include "models/network/collective_overrides.hpp"
 
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "models/network/collective_choice.hpp"
+#include "sim/config/config_schema.hpp"
 
 namespace simctl {
 
 namespace {
 
-std::vector<std::string> names_of_ops() {
-  std::vector<std::string> names;
-  for (int i = 0; i < 6; ++i) names.emplace_back(to_string(static_cast<CollectiveOp>(i)));
-  return names;
-}
+constexpr std::string_view kSharpKey = "sharp";
 
 std::vector<std::string> names_of_algorithms() {
   std::vector<std::string> names;
   for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) names.emplace_back(to_string(a));
+  return names;
+}
+
+std::vector<std::string> algorithms_of(CollectiveOp op) {
+  std::vector<std::string> names;
+  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) {
+    if (algorithm_runs_op(a, op)) names.emplace_back(to_string(a));
+  }
   return names;
 }
 
@@ -26,14 +34,21 @@ void CollectiveOverrides::apply(CollectiveRequest& request) const {
 }
 
 CollectiveOverrides parse_collective_overrides(const ConfigNode& node) {
-  node.expect_map();
+  expect_section(node, "collectives");  // the keys: every op and `sharp`
   CollectiveOverrides overrides;
   for (const auto& [key, value] : node.entries()) {
+    if (key == kSharpKey) {
+      overrides.sharp = value.as_bool();
+      continue;
+    }
     const auto op = collective_op_from_string(key);
-    if (!op) value.fail("unknown collective '" + key + "'; valid: " + join_choices(names_of_ops()));
+    if (!op) throw std::logic_error("the `collectives` schema section names '" + key + "', which is no collective");
     const std::string text = value.as_string();
     const auto algorithm = collective_algorithm_from_string(text);
     if (!algorithm) value.fail("unknown algorithm '" + text + "'; valid: " + join_choices(names_of_algorithms()));
+    if (!algorithm_runs_op(*algorithm, *op)) {
+      value.fail(text + " cannot run " + key + "; valid for it: " + join_choices(algorithms_of(*op)));
+    }
     overrides.by_op[static_cast<std::size_t>(*op)] = *algorithm;
   }
   return overrides;

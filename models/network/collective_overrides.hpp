@@ -1,9 +1,11 @@
 #pragma once
-// Per-job algorithm overrides, as a run config states them:
+// Per-job collective settings, as a run config states them:
 //
-//   collectives: {all_reduce: ring, all_to_all: direct}
+//   collectives: {all_reduce: ring, all_to_all: direct, sharp: true}
 //
-// Ops left out stay `auto`. The scenario loader applies them to each
+// Ops left out stay `auto` (the tuner chooses, collective_choice.hpp);
+// `sharp` says the fabric's switches reduce (InfiniBand SHARP), which lets
+// an all-reduce across nodes run `sharp`. The executor applies them to each
 // CollectiveRequest it issues (apply()).
 #include <array>
 
@@ -12,8 +14,11 @@
 
 namespace simctl {
 
+inline constexpr std::size_t kCollectiveOpCount = 6;
+
 struct CollectiveOverrides {
-  std::array<CollectiveAlgorithm, 6> by_op{};  // indexed by CollectiveOp; automatic by default
+  std::array<CollectiveAlgorithm, kCollectiveOpCount> by_op{};  // indexed by CollectiveOp; automatic by default
+  bool sharp = false;                                           // the network switches reduce (SHARP)
 
   CollectiveAlgorithm for_op(CollectiveOp op) const { return by_op[static_cast<std::size_t>(op)]; }
   // Sets the request's algorithm unless it already names one.
@@ -21,7 +26,7 @@ struct CollectiveOverrides {
 };
 
 // `node` is the mapping under `collectives:`. Throws ConfigError
-// (file:line:col) naming the valid ops or algorithms on a bad key or value.
+// (file:line:col) naming the valid keys or algorithms on a bad key or value.
 CollectiveOverrides parse_collective_overrides(const ConfigNode& node);
 
 }  // namespace simctl

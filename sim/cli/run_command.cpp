@@ -120,7 +120,7 @@ int run_command_main(const std::vector<std::string>& args, std::ostream& out) {
   ProgressBar progress;
   const Scenario scenario = load_scenario(options.positionals[0]);
   progress.stage(1, "simulating");
-  Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning);
+  Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
   const ExecutionResult result = executor.run();
   progress.stage(2, "building report");
   const StepReport report = build_step_report(scenario.trace, result, scenario.system, scenario.catalogue,

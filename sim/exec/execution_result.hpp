@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/devices/compute_model.hpp"
+#include "models/network/collective_algorithm.hpp"
 #include "sim/core/units.hpp"
 #include "workloads/trace.hpp"
 
@@ -45,6 +46,27 @@ struct LinkUsage {
   TimePs busy = 0;     // time with at least one flow on the link
 };
 
+// One kind of collective the replay ran: an op on a group of one parallel
+// dimension and size, with the algorithm and protocol the runner chose.
+struct CollectiveKind {
+  CommDimension dimension = CommDimension::data;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::uint32_t ranks = 0;  // members of the group
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  Protocol protocol = Protocol::simple;
+  friend auto operator<=>(const CollectiveKind&, const CollectiveKind&) = default;
+};
+
+// The calls of one kind, summed. A call is one collective of a whole group
+// (each member's op counts once); calls that move nothing (a group of one,
+// an empty buffer) are not counted.
+struct CollectiveUsage {
+  CollectiveKind kind;
+  std::uint64_t calls = 0;
+  double bytes = 0.0;  // per-rank buffers as nccl-tests sizes them, summed over calls
+  TimePs time = 0;     // from the last member's arrival to completion, summed over calls
+};
+
 struct ExecutionResult {
   // Where the executor puts the ranks' timings (declared first, so it
   // outlives them); copies of a timeline take ordinary memory.
@@ -54,10 +76,11 @@ struct ExecutionResult {
   // meets_others() picks): their rendezvous as the executor saw them. A
   // result built by hand leaves this empty.
   std::vector<std::pmr::vector<Rendezvous>> meetings;
-  std::vector<LinkUsage> links;  // indexed by LinkId
-  TimePs step_time = 0;          // latest rank finish
-  std::uint64_t events = 0;      // engine events processed
-  std::uint64_t flows = 0;       // point-to-point flows simulated
+  std::vector<LinkUsage> links;              // indexed by LinkId
+  std::vector<CollectiveUsage> collectives;  // ordered by kind
+  TimePs step_time = 0;                      // latest rank finish
+  std::uint64_t events = 0;                  // engine events processed
+  std::uint64_t flows = 0;                   // point-to-point flows simulated
 };
 
 }  // namespace simctl

@@ -1,5 +1,6 @@
 #include "sim/exec/executor.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -10,8 +11,9 @@
 
 namespace simctl {
 
-Executor::Executor(const System& system, const DeviceCatalogue& catalogue, const Trace& trace, CollectiveTuning tuning)
-    : system_(system), catalogue_(catalogue), trace_(trace), tuning_(std::move(tuning)) {
+Executor::Executor(const System& system, const DeviceCatalogue& catalogue, const Trace& trace, CollectiveTuning tuning,
+                   CollectiveOverrides overrides)
+    : system_(system), catalogue_(catalogue), trace_(trace), tuning_(std::move(tuning)), overrides_(overrides) {
   if (trace_.ranks.size() > system_.gpus().size()) {
     throw std::runtime_error("the trace has " + std::to_string(trace_.ranks.size()) +
                              " ranks but the system has only " + std::to_string(system_.gpus().size()) + " GPUs");
@@ -85,9 +87,9 @@ std::size_t Executor::result_bytes() const {
 ExecutionResult Executor::run() {
   network_ = std::make_unique<FlowNetwork>(engine_, system_.link_capacities());
   collectives_ = std::make_unique<CollectiveRunner>(engine_, *network_, system_, tuning_);
-  // With the machine's facts (nodes, rails, NVSwitch) the runner chooses each
-  // collective's algorithm and protocol by size as NCCL does.
-  collectives_->set_topology(describe_collective_topology(system_));
+  // With the machine's facts (nodes, rails, NVSwitch, SHARP) the runner
+  // chooses each collective's algorithm and protocol by size as NCCL does.
+  collectives_->set_topology(describe_collective_topology(system_, overrides_.sharp));
   shape_programs();
   kernel_times_.clear();
   ranks_.assign(trace_.ranks.size(), RankState{});
@@ -116,6 +118,8 @@ ExecutionResult Executor::run() {
     }
     result_.step_time = std::max(result_.step_time, result_.ranks[r].finish);
   }
+  std::sort(result_.collectives.begin(), result_.collectives.end(),
+            [](const CollectiveUsage& a, const CollectiveUsage& b) { return a.kind < b.kind; });
   result_.events = engine_.events_processed();
   result_.flows = network_->flows_started();
   result_.links.resize(system_.num_links());
@@ -323,6 +327,7 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   CollectiveRequest& request = request_for(group);
   request.op = call.op;
   request.bytes = call.bytes;
+  request.algorithm = overrides_.for_op(call.op);
   // Members may have arrived ahead of the clock (settle_kernel): the
   // collective starts when the last of them arrives.
   OpRef last{first_rank, first_op};
@@ -332,11 +337,36 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
     if (start > ready || (start == ready && rank < last.rank)) last = OpRef{rank, op}, ready = start;
   }
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
-  collectives_->start_at(std::max(ready, engine_.now()), request, [this, instance] { finish_call(instance); });
+  const TimePs start = std::max(ready, engine_.now());
+  const auto choice = collectives_->start_at(start, request, [this, instance] { finish_call(instance); });
+  // The call completes from a later event, so its slot is still ours here.
+  if (choice) {
+    const auto ranks = static_cast<std::uint32_t>(request.members.size());
+    const std::uint32_t u = usage_of({call.dimension, call.op, ranks, choice->algorithm, choice->protocol});
+    ++result_.collectives[u].calls;
+    result_.collectives[u].bytes += call.bytes;
+    calls_[instance].usage = u;
+    calls_[instance].started = start;
+  }
+}
+
+// The accumulator of a kind; a step runs a handful of kinds, so a scan of
+// them per call costs less than hashing.
+std::uint32_t Executor::usage_of(const CollectiveKind& kind) {
+  auto& usages = result_.collectives;
+  for (std::uint32_t i = 0; i < usages.size(); ++i) {
+    if (usages[i].kind == kind) return i;
+  }
+  usages.push_back(CollectiveUsage{kind, 0, 0.0, 0});
+  return static_cast<std::uint32_t>(usages.size() - 1);
 }
 
 // finish_op may open new calls, which may grow calls_: index, never hold.
 void Executor::finish_call(std::uint32_t instance) {
+  if (const std::uint32_t u = calls_[instance].usage; u != kNoUsage) {
+    result_.collectives[u].time += engine_.now() - calls_[instance].started;
+    calls_[instance].usage = kNoUsage;
+  }
   for (std::size_t i = 0; i < calls_[instance].arrived.size(); ++i) {
     const auto [rank, op] = calls_[instance].arrived[i];
     finish_op(rank, op);

@@ -18,6 +18,7 @@
 
 #include "models/devices/device_catalogue.hpp"
 #include "models/network/collective.hpp"
+#include "models/network/collective_overrides.hpp"
 #include "models/network/flow_network.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/core/slot_pool.hpp"
@@ -30,7 +31,10 @@ namespace simctl {
 
 class Executor {
  public:
-  Executor(const System& system, const DeviceCatalogue& catalogue, const Trace& trace, CollectiveTuning tuning);
+  // `overrides` pin algorithms per op and say whether the fabric reduces
+  // (SHARP); by default the tuner chooses every collective's algorithm.
+  Executor(const System& system, const DeviceCatalogue& catalogue, const Trace& trace, CollectiveTuning tuning,
+           CollectiveOverrides overrides = {});
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
@@ -60,7 +64,10 @@ class Executor {
   // it completes; pooled, so its list keeps its capacity.
   struct CollectiveCallState {
     std::vector<std::pair<std::uint32_t, OpIndex>> arrived;  // (rank, op)
+    std::uint32_t usage = kNoUsage;                          // into result_.collectives, once launched
+    TimePs started = 0;                                      // when the last member arrived
   };
+  static constexpr std::uint32_t kNoUsage = UINT32_MAX;
   // A group's calls some member has reached but not all: calls[head..].
   struct OpenCalls {
     std::uint32_t first_call = 0;  // the group's call number of calls[head]
@@ -93,6 +100,7 @@ class Executor {
   CollectiveRequest& request_for(std::uint32_t group);
   void launch_collective(std::uint32_t group, std::uint32_t instance);
   void finish_call(std::uint32_t instance);
+  std::uint32_t usage_of(const CollectiveKind& kind);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
@@ -106,6 +114,7 @@ class Executor {
   const DeviceCatalogue& catalogue_;
   const Trace& trace_;
   CollectiveTuning tuning_;
+  CollectiveOverrides overrides_;
 
   Engine engine_;
   std::unique_ptr<FlowNetwork> network_;

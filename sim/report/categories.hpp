@@ -77,6 +77,18 @@ constexpr bool is_compute(Category c) { return c <= Category::optimizer; }
 constexpr bool is_communication(Category c) { return c >= Category::comm_data && c <= Category::comm_other; }
 constexpr bool is_copy(Category c) { return c == Category::data_loading || c == Category::host_copy; }
 
+// "DP", "TP", "PP", "EP": how the report and messages name a dimension's groups.
+constexpr std::string_view abbreviation(CommDimension d) {
+  switch (d) {
+    case CommDimension::data: return "DP";
+    case CommDimension::tensor: return "TP";
+    case CommDimension::pipeline: return "PP";
+    case CommDimension::expert: return "EP";
+    case CommDimension::other: return "other";
+  }
+  return "?";
+}
+
 inline constexpr std::array<CommDimension, 5> kAllDimensions{
     CommDimension::data, CommDimension::tensor, CommDimension::pipeline, CommDimension::expert, CommDimension::other};
 

@@ -103,6 +103,20 @@ json energy_json(const CostReport& c) {
           {"cost_per_step", c.energy_cost_per_step}};
 }
 
+json collective_json(const CollectiveReport& c) {
+  const CollectiveKind& k = c.usage.kind;
+  return {{"op", to_string(k.op)},
+          {"dimension", to_string(k.dimension)},
+          {"ranks", k.ranks},
+          {"algorithm", to_string(k.algorithm)},
+          {"protocol", to_string(k.protocol)},
+          {"calls", c.usage.calls},
+          {"bytes", c.usage.bytes},
+          {"time_ms", ps_to_ms(c.usage.time)},
+          {"algbw_GBps", c.algbw_bytes_per_s / 1e9},
+          {"busbw_GBps", c.busbw_bytes_per_s / 1e9}};
+}
+
 template <typename T, typename F>
 json array_of(const std::vector<T>& items, F to_json) {
   json out = json::array();
@@ -143,6 +157,7 @@ json render_json(const StepReport& r) {
       {"tiers", array_of(r.tiers, tier_json)},
       {"busiest_devices", array_of(r.busiest_devices, device_json)},
       {"critical_path", path_json(r.critical_path, r.step_time)},
+      {"collectives", array_of(r.collectives, collective_json)},
       {"memory", memory_json(r.memory)},
       {"bottleneck", r.bottleneck},
       {"ops", r.ops},

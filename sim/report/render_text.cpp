@@ -93,6 +93,24 @@ std::string critical_path_table(const StepReport& r) {
   return out;
 }
 
+// One line per kind of collective: which algorithm and protocol it ran
+// with, how often, and the bus bandwidth it reached.
+std::string collectives_table(const StepReport& r) {
+  if (r.collectives.empty()) return "";
+  std::string out = line(
+      "Collectives (time summed over calls)  group      algorithm/protocol   calls  size [GB]  time [ms]  busbw "
+      "[GB/s]");
+  for (const CollectiveReport& c : r.collectives) {
+    const CollectiveKind& k = c.usage.kind;
+    const std::string group = std::string(abbreviation(k.dimension)) + " x" + std::to_string(k.ranks);
+    const std::string choice = std::string(to_string(k.algorithm)) + "/" + std::string(to_string(k.protocol));
+    out += line("  %-36s %-10s %-18s %7llu %10.3f %10.3f %13.1f", std::string(to_string(k.op)).c_str(), group.c_str(),
+                choice.c_str(), static_cast<unsigned long long>(c.usage.calls), c.usage.bytes / 1e9,
+                ps_to_ms(c.usage.time), c.busbw_bytes_per_s / 1e9);
+  }
+  return out + "\n";
+}
+
 std::string links_table(const StepReport& r) {
   if (r.busiest_links.empty()) return "";
   std::string out = line(
@@ -182,6 +200,7 @@ std::string render_text(const StepReport& r) {
   out += cost_lines(r);
   out += memory_table(r);
   out += "\n" + breakdown_table(r) + "\n" + per_rank_table(r) + "\n" + critical_path_table(r) + "\n";
+  out += collectives_table(r);
   out += links_table(r) + "\n" + tiers_table(r) + "\n" + devices_table(r);
   out += "\nBottleneck: " + r.bottleneck + "\n";
   out += line("Simulated %zu ops, %llu events and %llu flows.", r.ops, static_cast<unsigned long long>(r.events),

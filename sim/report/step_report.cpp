@@ -71,6 +71,17 @@ int nodes_used(const Trace& trace, const System& system) {
   return static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
 }
 
+std::vector<CollectiveReport> collective_reports(const std::vector<CollectiveUsage>& usages) {
+  std::vector<CollectiveReport> out;
+  for (const CollectiveUsage& u : usages) {
+    const double seconds = ps_to_seconds(u.time);
+    const double algbw = seconds > 0 ? u.bytes / seconds : 0.0;
+    const double factor = bus_bandwidth_factor(u.kind.op, static_cast<int>(u.kind.ranks));
+    out.push_back({u, algbw, algbw * factor});
+  }
+  return out;
+}
+
 }  // namespace
 
 StepReport build_step_report(const Trace& trace, const ExecutionResult& result, const System& system,
@@ -98,6 +109,7 @@ StepReport build_step_report(const Trace& trace, const ExecutionResult& result, 
   report.tiers = tier_reports(report.links, system);
   report.busiest_devices = busiest_devices(report.links, system, compute, result.step_time, kBusiestDevices);
   report.critical_path = critical_path(trace, result, rendezvous);
+  report.collectives = collective_reports(result.collectives);
   report.waited_on = time_waited_on(trace, result, rendezvous);
   report.bottleneck = describe_bottleneck(report);
   report.events = result.events;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/exec/execution_result.hpp"
 #include "sim/report/breakdown.hpp"
 #include "sim/report/costs.hpp"
 #include "sim/report/critical_path.hpp"
@@ -17,7 +18,6 @@ namespace simctl {
 class System;
 class DeviceCatalogue;
 struct Trace;
-struct ExecutionResult;
 
 struct RunLabels {
   std::string system;    // "DGX H100 (8 x h100-sxm)"
@@ -29,6 +29,14 @@ struct ReportInputs {
   CostSpec costs;
   // Per rank, from the workload's memory estimator; empty when there is none.
   std::vector<std::vector<MemoryItem>> memory;
+};
+
+// One kind of collective the step ran, with nccl-tests' bandwidths over all
+// its calls.
+struct CollectiveReport {
+  CollectiveUsage usage;
+  double algbw_bytes_per_s = 0.0;  // the calls' bytes over their summed time
+  double busbw_bytes_per_s = 0.0;  // algbw x nccl-tests' bus factor for the op and group size
 };
 
 struct StepReport {
@@ -50,11 +58,12 @@ struct StepReport {
   std::vector<TierReport> tiers;
   std::vector<DeviceReport> busiest_devices;  // at most 5
   CriticalPath critical_path;
-  std::vector<RankMemory> memory;           // per rank
-  std::vector<TimePs> waited_on;            // per rank: the others' time spent waiting for it (rendezvous.hpp)
-  std::vector<std::string> rank_gpu_names;  // per rank: the GPU part it runs on ("node0.gpu3")
-  std::string bottleneck;                   // one line in plain words
-  std::size_t ops = 0;                      // ops in the trace, over all ranks
+  std::vector<CollectiveReport> collectives;  // by kind (dimension, op, group size, algorithm, protocol)
+  std::vector<RankMemory> memory;             // per rank
+  std::vector<TimePs> waited_on;              // per rank: the others' time spent waiting for it (rendezvous.hpp)
+  std::vector<std::string> rank_gpu_names;    // per rank: the GPU part it runs on ("node0.gpu3")
+  std::string bottleneck;                     // one line in plain words
+  std::size_t ops = 0;                        // ops in the trace, over all ranks
   std::uint64_t events = 0;
   std::uint64_t flows = 0;
 };

@@ -6,6 +6,7 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/config_schema.hpp"
+#include "sim/scenario/collective_settings.hpp"
 #include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
 #include "sim/topology/system_config.hpp"
@@ -213,7 +214,8 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
              {},
              {},
              parse_costs(root),
-             false};
+             false,
+             {}};
   s.system = load_system(section(root, "system"), s.catalogue, s.link_kinds);
   if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
   const ConfigNode workload_node = section(root, "workload");
@@ -222,6 +224,7 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
     s.trace = std::move(replay.trace);
     s.labels = RunLabels{describe_system(s.system), std::move(replay.label)};
     s.replays_trace_file = true;
+    s.collectives = load_collective_overrides(root, s.system, s.trace);
     return s;
   }
   s.workload = parse_workload(workload_node);
@@ -232,9 +235,11 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
   if (s.workload.inference) {  // no trace to build: the memory estimate is all there is
     s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};
     s.memory = estimate_memory(s.workload);
+    s.collectives = load_collective_overrides(root, s.system, s.trace);  // no trace: the section alone
     return s;
   }
   s.trace = build_trace(s.workload, ranks);
+  s.collectives = load_collective_overrides(root, s.system, s.trace);
   s.labels = RunLabels{describe_system(s.system), describe_workload(s.workload, ranks)};
   s.memory = estimate_memory(s.workload);
   s.rank_memory = per_rank_memory(s);

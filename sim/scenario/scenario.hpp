@@ -8,6 +8,7 @@
 
 #include "models/devices/device_catalogue.hpp"
 #include "models/network/collective.hpp"
+#include "models/network/collective_overrides.hpp"
 #include "models/network/link_kinds.hpp"
 #include "sim/report/costs.hpp"
 #include "sim/report/memory.hpp"
@@ -31,6 +32,7 @@ struct Scenario {
   std::vector<std::vector<MemoryItem>> rank_memory;  // per rank, for ReportInputs::memory
   CostSpec costs;                                    // optional pricing/power sections (sim/report/costs.hpp)
   bool replays_trace_file = false;                   // `workload: {trace: FILE}`: no plan, no memory estimate
+  CollectiveOverrides collectives;                   // `collectives:`: pinned algorithms, SHARP (Executor)
 };
 
 struct ScenarioOptions {

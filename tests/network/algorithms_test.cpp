@@ -310,5 +310,25 @@ TEST_CASE("per-job algorithm overrides parse from YAML with located errors", "[n
   CHECK_THROWS_WITH(parse_collective_overrides(ConfigNode::load_string("{all_reduce: spiral}", "job.yaml")),
                     Catch::Contains("job.yaml:1") && Catch::Contains("halving_doubling"));
   CHECK_THROWS_WITH(parse_collective_overrides(ConfigNode::load_string("{allreduce: ring}", "job.yaml")),
-                    Catch::Contains("all_reduce"));
+                    Catch::Contains("all_reduce") && Catch::Contains("sharp"));
+}
+
+TEST_CASE("an override naming an algorithm that never runs its op lists the ones that do",
+          "[network][collective][config]") {
+  CHECK_THROWS_WITH(parse_collective_overrides(ConfigNode::load_string("{all_to_all: ring}", "job.yaml")),
+                    Catch::Contains("job.yaml:1") && Catch::Contains("ring cannot run all_to_all") &&
+                        Catch::EndsWith("valid for it: auto or direct"));
+  CHECK_THROWS_WITH(parse_collective_overrides(ConfigNode::load_string("{all_gather: tree}", "job.yaml")),
+                    Catch::Contains("valid for it: auto, ring, direct, halving_doubling or master"));
+  CHECK_NOTHROW(parse_collective_overrides(ConfigNode::load_string("{broadcast: ring, reduce: master}", "job.yaml")));
+}
+
+TEST_CASE("sharp: true in the overrides turns on in-fabric reduction; it is off by default",
+          "[network][collective][config]") {
+  CHECK_FALSE(parse_collective_overrides(ConfigNode::load_string("{all_reduce: ring}", "job.yaml")).sharp);
+  const CollectiveOverrides o = parse_collective_overrides(ConfigNode::load_string("{sharp: true}", "job.yaml"));
+  CHECK(o.sharp);
+  CHECK(o.for_op(CollectiveOp::all_reduce) == CollectiveAlgorithm::automatic);
+  CHECK_THROWS_WITH(parse_collective_overrides(ConfigNode::load_string("{sharp: 2}", "job.yaml")),
+                    Catch::Contains("job.yaml:1") && Catch::Contains("true or false"));
 }

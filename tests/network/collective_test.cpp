@@ -113,6 +113,26 @@ TEST_CASE("collective runs are deterministic", "[network][collective]") {
   CHECK(first == run_once());
 }
 
+TEST_CASE("start says what it runs: the choice of choice_for, the pinned algorithm, nothing for a no-op",
+          "[network][collective]") {
+  NvSwitchNode node(4);
+  const CollectiveRequest automatic{CollectiveOp::all_reduce, node.members, 64e6};
+  const auto ran = node.runner.start(automatic, [] {});
+  REQUIRE(ran.has_value());
+  CHECK(ran->algorithm == node.runner.choice_for(automatic).algorithm);
+  CHECK(ran->protocol == node.runner.choice_for(automatic).protocol);
+  const auto pinned =
+      node.runner.start({CollectiveOp::all_reduce, node.members, 64e6, CollectiveAlgorithm::tree}, [] {});
+  REQUIRE(pinned.has_value());
+  CHECK(pinned->algorithm == CollectiveAlgorithm::tree);
+  bool called = false;
+  CHECK_FALSE(node.runner.start({CollectiveOp::all_reduce, {0}, 1e9}, [&] { called = true; }).has_value());
+  CHECK_FALSE(node.runner.start({CollectiveOp::all_reduce, node.members, 0.0}, [] {}).has_value());
+  CHECK_FALSE(called);  // completion comes from an event, never inside start
+  node.engine.run();
+  CHECK(called);
+}
+
 TEST_CASE("one member completes at once; two members work", "[network][collective]") {
   NvSwitchNode node(2);
   TimePs done = -1;

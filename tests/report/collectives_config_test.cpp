@@ -1,0 +1,106 @@
+// A run config's `collectives:` section is checked when it loads: a pinned
+// algorithm that cannot run on a group the job uses, SHARP without a fabric
+// to reduce in, or an unknown name stops simctl with the file, line and
+// field, and what would be valid there.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <set>
+
+#include "sim/config/config_error.hpp"
+#include "sim/exec/executor.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "tests/report/report_outputs.hpp"
+
+using namespace simctl;
+using namespace simctl::testing;
+
+namespace {
+
+// GPT 1.3B under DDP over `gpus` GPUs of `system` (a shipped system file),
+// with 6 MiB buckets (mid-sized buffers, where the tuner weighs SHARP
+// best), then the `collectives:` section on line 3 (its first field on line 4).
+std::filesystem::path write_config(const TempDir& dir, const std::string& system, int gpus,
+                                   const std::string& collectives) {
+  const auto path = dir.path() / "run.yaml";
+  std::ofstream out(path);
+  out << "system: " << source_path("configs/systems/" + system) << "\n"
+      << "workload: {model: gpt-1.3b, parallel: {data: " << gpus << "}, strategy: ddp, micro_batch: 8, "
+      << "global_batch: " << 8 * gpus << ", precision: bf16, optimizer: adam, activation_recompute: none, "
+      << "ddp: {bucket_size: 6 MiB, first_bucket_size: 1 MiB, overlap: true, grad_dtype: bf16}}\n"
+      << "collectives:\n"
+      << collectives;
+  return path;
+}
+
+std::string load_error(const std::string& name, const std::string& system, int gpus, const std::string& collectives) {
+  const TempDir dir(name);
+  const auto path = write_config(dir, system, gpus, collectives);
+  try {
+    load_scenario(path.string());
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(loaded without an error)";
+}
+
+const std::string kNdr = "dgx_h100_x4_ndr.yaml";
+
+}  // namespace
+
+TEST_CASE("all_reduce: sharp without sharp: true names the line and field and says to add it",
+          "[report][collectives][config]") {
+  const std::string error = load_error("sharp_off", kNdr, 32, "  all_reduce: sharp\n");
+  CHECK_THAT(error, Catch::Contains("run.yaml:4:") && Catch::Contains("field 'collectives.all_reduce'") &&
+                        Catch::Contains("DP all_reduce over 32 GPUs in 4 nodes") &&
+                        Catch::Contains("add `sharp: true`"));
+  CHECK(load_error("sharp_on", kNdr, 32, "  all_reduce: sharp\n  sharp: true\n") == "(loaded without an error)");
+}
+
+TEST_CASE("an algorithm that cannot run on the job's group is refused with the ones that can",
+          "[report][collectives][config]") {
+  // NVLS reduces inside one NVSwitch; this DP group spans four nodes.
+  const std::string nvls = load_error("nvls", kNdr, 32, "  all_reduce: nvls\n");
+  CHECK_THAT(nvls, Catch::Contains("run.yaml:4:") && Catch::Contains("nvls cannot run") &&
+                       Catch::Contains("valid for it: auto, ring, tree, hierarchical"));
+  CHECK_THAT(nvls, !Catch::Contains("nvls,") && !Catch::Contains("sharp"));
+  // Hierarchical needs several nodes; one DGX H100 is one.
+  const std::string one_node = load_error("hierarchical", "dgx_h100.yaml", 8, "  all_reduce: hierarchical\n");
+  CHECK_THAT(one_node, Catch::Contains("hierarchical cannot run the DP all_reduce over 8 GPUs in 1 node") &&
+                           Catch::Contains("nvls"));
+}
+
+TEST_CASE("an unknown op or algorithm under collectives: lists the valid ones", "[report][collectives][config]") {
+  CHECK_THAT(load_error("op", kNdr, 32, "  allreduce: ring\n"),
+             Catch::Contains("run.yaml:4:") && Catch::Contains("all_reduce") && Catch::Contains("all_to_all") &&
+                 Catch::Contains("sharp"));
+  CHECK_THAT(load_error("algorithm", kNdr, 32, "  all_reduce: spiral\n"),
+             Catch::Contains("run.yaml:4:") && Catch::Contains("'spiral'") && Catch::Contains("halving_doubling"));
+  CHECK_THAT(load_error("flag", kNdr, 32, "  sharp: often\n"),
+             Catch::Contains("run.yaml:4:") && Catch::Contains("true or false"));
+}
+
+TEST_CASE("sharp: true on a machine without network switches is refused", "[report][collectives][config]") {
+  CHECK_THAT(load_error("no_fabric", "dgx_h100.yaml", 8, "  sharp: true\n"),
+             Catch::Contains("run.yaml:4:") && Catch::Contains("field 'collectives.sharp'") &&
+                 Catch::Contains("no network switch"));
+}
+
+// Which algorithms a run's collectives ran with.
+std::set<CollectiveAlgorithm> algorithms_run(const std::string& name, const std::string& collectives) {
+  const TempDir dir(name);
+  const Scenario s = load_scenario(write_config(dir, kNdr, 32, collectives).string());
+  Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+  std::set<CollectiveAlgorithm> out;
+  for (const CollectiveUsage& u : executor.run().collectives) out.insert(u.kind.algorithm);
+  return out;
+}
+
+TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across NDR nodes in the switches; off, it never does",
+          "[report][collectives]") {
+  const auto with_sharp = algorithms_run("sharp_tuned", "  sharp: true\n");
+  CHECK(with_sharp.count(CollectiveAlgorithm::sharp) == 1);
+  CHECK(with_sharp.count(CollectiveAlgorithm::ring) == 1);  // the larger buckets stay on the ring
+  const auto without = algorithms_run("sharp_default", "  sharp: false\n");
+  CHECK_FALSE(without.empty());
+  CHECK(without.count(CollectiveAlgorithm::sharp) == 0);
+}
