@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "sim/report/render.hpp"
 
 namespace simctl {
@@ -140,6 +142,8 @@ json render_json(const StepReport& r) {
       {"busiest_devices", array_of(r.busiest_devices, device_json)},
       {"critical_path", path_json(r.critical_path, r.step_time)},
       {"memory", memory_json(r.memory)},
+      {"out_of_memory",
+       std::any_of(r.memory.begin(), r.memory.end(), [](const RankMemory& m) { return m.out_of_memory(); })},
       {"bottleneck", r.bottleneck},
       {"ops", r.ops},
       {"events", r.events},
