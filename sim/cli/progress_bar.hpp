@@ -33,18 +33,22 @@ class ProgressBar {
   void loop();
 
   using Clock = std::chrono::steady_clock;
+  struct Seen {
+    ReplayProgress progress;
+    Clock::time_point at;
+  };
   std::mutex mutex_;
   std::condition_variable wake_;
   bool done_ = false;
   const char* what_ = "loading config";
-  Clock::time_point stage_start_ = Clock::now();
-  std::optional<ReplayProgress> replay_;  // the latest report of the stage's replay
-  Clock::time_point replay_seen_;         // when replay_ came
+  std::optional<Seen> replay_;  // the latest report of the stage's replay
+  Seen first_;                  // its first report
   std::thread worker_;
 };
 
-// "[#########...........]  45 % of ops  simulated 1.234 s  12.6 M events at
-// 2.10 M/s  ~7 s left" for a replay `replay_s` seconds (wall) in.
-std::string replay_progress_line(const ReplayProgress& progress, double replay_s);
+// "[####......] ops  45 %  simulated 1.234 s  12.6 M events, 2.10 M/s  ~7 s
+// left": the `latest` report of a replay, with rates over the wall-clock
+// `seconds_between` it and the `first` report.
+std::string replay_progress_line(const ReplayProgress& first, const ReplayProgress& latest, double seconds_between);
 
 }  // namespace simctl
