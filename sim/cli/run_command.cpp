@@ -55,7 +55,7 @@ po::options_description run_options() {
   named.add_options()("json", po::value<std::string>()->value_name("FILE"),
                       "write the report as JSON to FILE (fields and units: docs/output.md)")(
       "csv", po::value<std::string>()->value_name("DIR"),
-      "write per-op, per-link and per-rank CSV tables (times in ms, bytes) into DIR")(
+      "write the CSV tables (ops, links, ranks, tiers, critical path; times in ms) into DIR")(
       "trace", po::value<std::string>()->value_name("FILE"),
       "write a Chrome/Perfetto trace (JSON, times in us) of every op to FILE")(
       "plot", po::value<std::string>()->value_name("DIR"),
