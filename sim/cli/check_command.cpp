@@ -4,8 +4,9 @@
 
 namespace simctl {
 
-int check_command_main(const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedOptions options = parse_command_options("check CONFIG", args, {}, 1);
+boost::program_options::options_description check_options() { return {}; }
+
+int check_command_main(const ParsedOptions& options, std::ostream& out) {
   // An inference workload is valid input though only `simctl memory` runs it.
   ScenarioOptions load;
   load.memory_only = true;

@@ -19,9 +19,6 @@ namespace simctl {
 
 namespace {
 
-constexpr const char* kUsage =
-    "collective CONFIG [--op OP] [--gpus N] [--min SIZE] [--max SIZE] [--factor F] [--algo ALGO] [--sharp]";
-
 // The `system:` section of CONFIG: inline, or a file path relative to CONFIG.
 ConfigNode system_section(const std::string& config) {
   const ConfigNode root = ConfigNode::load_file(config);
@@ -38,6 +35,13 @@ double size_option(const po::variables_map& values, const char* name) {
   if (!bytes || *bytes <= 0)
     throw UsageError(std::string("--") + name + ": '" + text + "' is not a size like 8B or 8GiB");
   return *bytes;
+}
+
+std::string algorithm_names() {
+  std::string names;
+  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms)
+    names += (names.empty() ? "" : ", ") + std::string(to_string(a));
+  return names;
 }
 
 // nccl-tests counts elements of the type (float, 4 bytes), as its output does.
@@ -69,7 +73,7 @@ CollectivePoint base_point(const po::variables_map& values, const System& system
   p.op = *parsed_op;
   const std::string algo = values["algo"].as<std::string>();
   const auto parsed_algo = collective_algorithm_from_string(algo);
-  if (!parsed_algo) throw UsageError("--algo: unknown algorithm '" + algo + "'");
+  if (!parsed_algo) throw UsageError("--algo: unknown algorithm '" + algo + "'; valid: " + algorithm_names());
   p.algorithm = *parsed_algo;
   p.gpus = values.count("gpus") ? values["gpus"].as<int>() : static_cast<int>(system.gpus().size());
   if (p.gpus < 1 || p.gpus > static_cast<int>(system.gpus().size())) {
@@ -77,19 +81,33 @@ CollectivePoint base_point(const po::variables_map& values, const System& system
                      std::to_string(system.gpus().size()) + " GPUs");
   }
   p.sharp = values.count("sharp") > 0;
+  if (p.algorithm == CollectiveAlgorithm::sharp && !p.sharp) {
+    throw UsageError(
+        "--algo sharp reduces in the fabric's switches, which simctl assumes do not reduce unless told: add "
+        "--sharp if the fabric's switches reduce (InfiniBand SHARP)");
+  }
   return p;
 }
 
 }  // namespace
 
-int collective_command_main(const std::vector<std::string>& args, std::ostream& out) {
+po::options_description collective_options() {
   po::options_description named;
-  named.add_options()("op", po::value<std::string>()->default_value("all_reduce"), "collective")(
-      "gpus", po::value<int>(), "the first N GPUs")("min", po::value<std::string>()->default_value("8B"), "")(
-      "max", po::value<std::string>()->default_value("128MiB"), "")(
-      "factor", po::value<double>()->default_value(2.0), "")("algo", po::value<std::string>()->default_value("auto"),
-                                                             "")("sharp", "the fabric's switches reduce");
-  const ParsedOptions options = parse_command_options(kUsage, args, named, 1);
+  named.add_options()("op", po::value<std::string>()->value_name("OP")->default_value("all_reduce"),
+                      "the collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce or all_to_all")(
+      "gpus", po::value<int>()->value_name("N"), "run on the system's first N GPUs (default: all of them)")(
+      "min", po::value<std::string>()->value_name("SIZE")->default_value("8B"),
+      "the smallest message, in bytes with a unit (8B, 64KiB, 1GiB)")(
+      "max", po::value<std::string>()->value_name("SIZE")->default_value("128MiB"),
+      "the largest message, in bytes with a unit")("factor", po::value<double>()->value_name("F")->default_value(2.0),
+                                                   "each size is F times the previous (a ratio, > 1)")(
+      "algo", po::value<std::string>()->value_name("ALGO")->default_value("auto"),
+      ("the algorithm: " + algorithm_names() + " (auto: NCCL's choice by size)").c_str())(
+      "sharp", "the fabric's switches reduce (InfiniBand SHARP), so --algo sharp can run");
+  return named;
+}
+
+int collective_command_main(const ParsedOptions& options, std::ostream& out) {
   const DeviceCatalogue catalogue = DeviceCatalogue::load();
   const LinkKindTable link_kinds = LinkKindTable::load();
   const System system = load_system(system_section(options.positionals[0]), catalogue, link_kinds);

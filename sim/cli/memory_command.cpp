@@ -48,8 +48,9 @@ void print_header(const Scenario& s, std::ostream& out) {
 
 }  // namespace
 
-int memory_command_main(const std::vector<std::string>& args, std::ostream& out) {
-  const ParsedOptions options = parse_command_options("memory CONFIG", args, {}, 1);
+boost::program_options::options_description memory_options() { return {}; }
+
+int memory_command_main(const ParsedOptions& options, std::ostream& out) {
   const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, true});
   if (s.replays_trace_file) throw UsageError("the workload is a trace file; memory is estimated from a model and plan");
   print_header(s, out);

@@ -1,24 +1,36 @@
 #include "sim/cli/command.hpp"
+#include "sim/cli/options.hpp"
 
 namespace simctl {
 
-int run_command_main(const std::vector<std::string>& args, std::ostream& out);
-int check_command_main(const std::vector<std::string>& args, std::ostream& out);
-int memory_command_main(const std::vector<std::string>& args, std::ostream& out);
-int collective_command_main(const std::vector<std::string>& args, std::ostream& out);
-int route_command_main(const std::vector<std::string>& args, std::ostream& out);
-int trace_command_main(const std::vector<std::string>& args, std::ostream& out);
+using Options = boost::program_options::options_description;
+
+Options run_options();
+Options check_options();
+Options memory_options();
+Options collective_options();
+Options route_options();
+Options trace_options();
+int run_command_main(const ParsedOptions& options, std::ostream& out);
+int check_command_main(const ParsedOptions& options, std::ostream& out);
+int memory_command_main(const ParsedOptions& options, std::ostream& out);
+int collective_command_main(const ParsedOptions& options, std::ostream& out);
+int route_command_main(const ParsedOptions& options, std::ostream& out);
+int trace_command_main(const ParsedOptions& options, std::ostream& out);
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands{
-      {"run", "run CONFIG [--json FILE]", "simulate one training step and print the report", run_command_main},
-      {"check", "check CONFIG", "validate a config without running it", check_command_main},
-      {"memory", "memory CONFIG", "per-stage memory estimate (GiB) against GPU capacity", memory_command_main},
-      {"collective", "collective CONFIG [--op OP] [--gpus N] [--min SIZE] [--max SIZE] [--factor F] [--algo ALGO]", "nccl-tests twin: time one collective over a range of sizes", collective_command_main},
-      {"route", "route CONFIG SRC DST [--flow KEY]", "print the path between two parts (names or gpu:RANK)",
-       route_command_main},
-      {"trace", "trace CONFIG OUT.json [--ranks M]", "write the config's per-rank trace as an editable, replayable file",
-       trace_command_main},
+      {"run", "run CONFIG [options]", "simulate one training step and print the report", 1, run_options,
+       run_command_main},
+      {"check", "check CONFIG", "validate a config without running it", 1, check_options, check_command_main},
+      {"memory", "memory CONFIG", "per-stage memory estimate (GiB) against GPU capacity", 1, memory_options,
+       memory_command_main},
+      {"collective", "collective CONFIG [options]", "nccl-tests twin: time one collective over a range of sizes", 1,
+       collective_options, collective_command_main},
+      {"route", "route CONFIG SRC DST [--flow KEY]", "print the path between two parts (names or gpu:RANK)", 3,
+       route_options, route_command_main},
+      {"trace", "trace CONFIG OUT.json [--ranks M]",
+       "write the config's per-rank trace as an editable, replayable file", 2, trace_options, trace_command_main},
   };
   return commands;
 }

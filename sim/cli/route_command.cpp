@@ -15,8 +15,6 @@ namespace po = boost::program_options;
 namespace simctl {
 namespace {
 
-constexpr const char* kUsage = "route CONFIG SRC DST [--flow KEY]";
-
 // CONFIG is a system file or a run config; either has `system:`, inline or
 // as the path of a system file relative to CONFIG.
 System load_route_system(const std::string& path) {
@@ -70,11 +68,14 @@ EndpointId part_arg(const System& s, const std::string& text) {
 
 }  // namespace
 
-int route_command_main(const std::vector<std::string>& args, std::ostream& out) {
+po::options_description route_options() {
   po::options_description named;
-  named.add_options()("flow", po::value<std::uint64_t>(),
-                      "show the ECMP path of the flow with this key instead of the default path");
-  const ParsedOptions options = parse_command_options(kUsage, args, named, 3);
+  named.add_options()("flow", po::value<std::uint64_t>()->value_name("KEY"),
+                      "show the ECMP path of the flow with this key (an integer) instead of the default path");
+  return named;
+}
+
+int route_command_main(const ParsedOptions& options, std::ostream& out) {
   const System s = load_route_system(options.positionals[0]);
   const EndpointId from = part_arg(s, options.positionals[1]);
   const EndpointId to = part_arg(s, options.positionals[2]);

@@ -1,18 +1,11 @@
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/progress_bar.hpp"
 #include "sim/exec/executor.hpp"
 #include "sim/report/plots.hpp"
 #include "sim/report/render.hpp"
@@ -24,59 +17,7 @@ namespace po = boost::program_options;
 namespace simctl {
 namespace {
 
-constexpr const char* kUsage = "run CONFIG [--json FILE] [--csv DIR] [--trace FILE] [--plot DIR]";
 constexpr std::uint32_t kTimelineRanks = 8;
-
-// A progress bar on stderr for runs that last: silent for the first two
-// seconds and whenever stderr is not a terminal, so tests, pipes and logs
-// see nothing. The executor reports no progress from inside a run yet, so
-// the bar advances by stage (load, simulate, report, write).
-class ProgressBar {
- public:
-  static constexpr int kStages = 4;
-  ProgressBar() {
-    if (::isatty(STDERR_FILENO) == 1) worker_ = std::thread([this] { loop(); });
-  }
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-  ~ProgressBar() {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_all();
-    if (worker_.joinable()) worker_.join();
-  }
-  void stage(int index, const char* what) {
-    std::lock_guard lock(mutex_);
-    stage_ = index;
-    what_ = what;
-  }
-
- private:
-  void loop() {
-    const auto start = std::chrono::steady_clock::now();
-    bool drawn = false;
-    std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; })) {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (elapsed < 2.0) continue;
-      const int filled = 20 * stage_ / kStages;
-      std::fprintf(stderr, "\r[%s%s] %d/%d %-16s %6.1f s", std::string(filled, '#').c_str(),
-                   std::string(20 - filled, '.').c_str(), stage_ + 1, kStages, what_, elapsed);
-      std::fflush(stderr);
-      drawn = true;
-    }
-    if (drawn) std::fprintf(stderr, "\r%60s\r", "");
-  }
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool done_ = false;
-  int stage_ = 0;
-  const char* what_ = "loading config";
-  std::thread worker_;
-};
 
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& json, const char* what) {
   std::ofstream file(path);
@@ -109,23 +50,35 @@ void write_outputs(const ParsedOptions& options, const RunView& run, std::ostrea
 
 }  // namespace
 
-int run_command_main(const std::vector<std::string>& args, std::ostream& out) {
+po::options_description run_options() {
   po::options_description named;
-  named.add_options()("json", po::value<std::string>(), "write the report as JSON to FILE")(
-      "csv", po::value<std::string>(), "write per-op, per-link and per-rank CSV tables into DIR")(
-      "trace", po::value<std::string>(), "write a Chrome/Perfetto trace (JSON) to FILE")(
-      "plot", po::value<std::string>(), "render the charts (PNG) into DIR");
-  const ParsedOptions options = parse_command_options(kUsage, args, named, 1);
+  named.add_options()("json", po::value<std::string>()->value_name("FILE"),
+                      "write the report as JSON to FILE (fields and units: docs/output.md)")(
+      "csv", po::value<std::string>()->value_name("DIR"),
+      "write the CSV tables (ops, links, ranks, tiers, critical path; times in ms) into DIR")(
+      "trace", po::value<std::string>()->value_name("FILE"),
+      "write a Chrome/Perfetto trace (JSON, times in us) of every op to FILE")(
+      "plot", po::value<std::string>()->value_name("DIR"),
+      "render the charts (PNG: breakdown, timeline, link heatmap, memory) into DIR")(
+      "ignore-memory",
+      "simulate a plan whose memory estimate exceeds a GPU's capacity instead of refusing it; the report "
+      "is marked OUT OF MEMORY");
+  return named;
+}
 
+int run_command_main(const ParsedOptions& options, std::ostream& out) {
   ProgressBar progress;
-  const Scenario scenario = load_scenario(options.positionals[0]);
-  progress.stage(1, "simulating");
+  ScenarioOptions load;
+  load.allow_out_of_memory = options.values.count("ignore-memory") > 0;
+  const Scenario scenario = load_scenario(options.positionals[0], load);
+  progress.stage("simulating");
   Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
+  if (progress.live()) executor.on_progress([&progress](const ReplayProgress& p) { progress.replay(p); });
   const ExecutionResult result = executor.run();
-  progress.stage(2, "building report");
+  progress.stage("building report");
   const StepReport report = build_step_report(scenario.trace, result, scenario.system, scenario.catalogue,
                                               scenario.labels, {scenario.costs, scenario.rank_memory});
-  progress.stage(3, "writing outputs");
+  progress.stage("writing outputs");
   std::ostringstream extra;
   write_outputs(options, RunView{scenario.trace, result, scenario.system, report}, extra);
   out << render_text(report) << extra.str();

@@ -1,19 +1,34 @@
 #include <boost/program_options.hpp>
-#include <cstdio>
+#include <sstream>
+#include <string_view>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/options.hpp"
 #include "sim/config/config_error.hpp"
 
 namespace simctl {
 namespace {
 
+constexpr unsigned kLineLength = 80;
+constexpr std::string_view kIndent = "    ";  // under a command's usage line
+
+// `text` with every line indented by `indent`.
+std::string indented(const std::string& text, std::string_view indent) {
+  std::istringstream lines(text);
+  std::string result, line;
+  while (std::getline(lines, line)) result += line.empty() ? "\n" : std::string(indent) + line + "\n";
+  return result;
+}
+
+// Every command with its summary and its options, as `<command> --help`
+// prints them in full.
 void print_usage(std::ostream& out) {
   out << "usage: simctl <command> [arguments]\n\ncommands:\n";
   for (const Command& c : all_commands()) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-44s %s\n", c.usage, c.summary);
-    out << line;
+    out << "  " << c.usage << "\n      " << c.summary << "\n";
+    out << indented(options_text(c.options(), kLineLength - static_cast<unsigned>(kIndent.size())), kIndent) << "\n";
   }
+  out << "`simctl <command> --help` shows one command's usage and options.\n";
   out << "\noptions:\n  -h, --help    show this help\n  --version     show the version\n";
 }
 
@@ -28,6 +43,16 @@ std::string command_names() {
   std::string names;
   for (const Command& c : all_commands()) names += std::string(names.empty() ? "" : ", ") + c.name;
   return names;
+}
+
+// Parses the command's arguments against its options and runs it, or
+// prints its help.
+int dispatch(const Command& command, const std::vector<std::string>& args, std::ostream& out) {
+  const boost::program_options::options_description named = command.options();
+  const ParsedOptions options = parse_command_options(command, args, named);
+  if (!options.help) return command.run(options, out);
+  print_command_help(command, named, out);
+  return 0;
 }
 
 }  // namespace
@@ -47,13 +72,14 @@ int run_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 2;
   }
   try {
-    return command->run(std::vector<std::string>(args.begin() + 1, args.end()), out);
+    return dispatch(*command, std::vector<std::string>(args.begin() + 1, args.end()), out);
   } catch (const ConfigError& e) {
     err << e.what() << "\n";
   } catch (const UsageError& e) {
     err << "simctl " << command->name << ": " << e.what() << "\n";
   } catch (const boost::program_options::error& e) {
-    err << "simctl " << command->name << ": " << e.what() << "; usage: simctl " << command->usage << "\n";
+    err << "simctl " << command->name << ": " << e.what() << "; usage: simctl " << command->usage << " (simctl "
+        << command->name << " --help for its options)\n";
   }
   return 2;
 }

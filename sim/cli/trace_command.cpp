@@ -16,8 +16,6 @@ namespace po = boost::program_options;
 namespace simctl {
 namespace {
 
-constexpr const char* kUsage = "trace CONFIG OUT.json [--ranks M]";
-
 Trace rescaled(const Scenario& s, std::int64_t ranks) {
   if (s.replays_trace_file)
     throw UsageError(
@@ -32,11 +30,14 @@ Trace rescaled(const Scenario& s, std::int64_t ranks) {
 
 }  // namespace
 
-int trace_command_main(const std::vector<std::string>& args, std::ostream& out) {
+po::options_description trace_options() {
   po::options_description named;
-  named.add_options()("ranks", po::value<std::int64_t>(),
-                      "rescale to M ranks: whole data-parallel replicas, same work per rank");
-  const ParsedOptions options = parse_command_options(kUsage, args, named, 2);
+  named.add_options()("ranks", po::value<std::int64_t>()->value_name("M"),
+                      "rescale to M ranks (a count): whole data-parallel replicas, same work per rank");
+  return named;
+}
+
+int trace_command_main(const ParsedOptions& options, std::ostream& out) {
   // An estimate over a GPU's memory does not stop an export: the user may be
   // about to edit the trace.
   const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true});

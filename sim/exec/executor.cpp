@@ -1,6 +1,7 @@
 #include "sim/exec/executor.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,31 @@ Executor::Executor(const System& system, const DeviceCatalogue& catalogue, const
     throw std::runtime_error("the trace has " + std::to_string(trace_.ranks.size()) +
                              " ranks but the system has only " + std::to_string(system_.gpus().size()) + " GPUs");
   }
+}
+
+void Executor::on_progress(ProgressCallback callback, std::uint64_t every_events) {
+  progress_ = std::move(callback);
+  progress_mask_ = std::bit_ceil(std::max<std::uint64_t>(every_events, 1)) - 1;
+}
+
+ReplayProgress Executor::progress() const {
+  std::size_t done = 0;
+  for (const RankState& state : ranks_) done += state.finished;
+  return {engine_.now(), engine_.events_processed(), done, trace_.op_count()};
+}
+
+// The engine's loop, with a progress report every 2^k events when asked for:
+// counting finished ops is left to the report, so the loop itself pays one
+// mask and branch per event.
+void Executor::replay() {
+  if (!progress_) {
+    engine_.run();
+    return;
+  }
+  while (engine_.step()) {
+    if ((engine_.events_processed() & progress_mask_) == 0) progress_(progress());
+  }
+  progress_(progress());
 }
 
 const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const GpuSpec& gpu) {
@@ -108,7 +134,7 @@ ExecutionResult Executor::run() {
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);
   }
-  engine_.run();
+  replay();
 
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     if (ranks_[r].finished != ranks_[r].ops->size()) {

@@ -8,7 +8,9 @@
 // per GPU type, its kernel times), so the per-rank state of a 1024-GPU replay
 // is a few counters per op.
 #include <array>
+#include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <memory_resource>
@@ -29,14 +31,31 @@
 
 namespace simctl {
 
+// How far a replay has got, for a progress display.
+struct ReplayProgress {
+  TimePs simulated = 0;       // the simulated time reached
+  std::uint64_t events = 0;   // engine events processed
+  std::size_t ops_done = 0;   // ops finished, over all ranks
+  std::size_t ops_total = 0;  // ops in the trace, over all ranks
+};
+
 class Executor {
  public:
+  using ProgressCallback = std::function<void(const ReplayProgress&)>;
+  static constexpr std::uint64_t kProgressEvents = std::uint64_t{1} << 16;
+
   // `overrides` pin algorithms per op and say whether the fabric reduces
   // (SHARP); by default the tuner chooses every collective's algorithm.
   Executor(const System& system, const DeviceCatalogue& catalogue, const Trace& trace, CollectiveTuning tuning,
            CollectiveOverrides overrides = {});
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
+
+  // Has run() call `callback` every `every_events` engine events (rounded up
+  // to a power of two, so the check is one mask) and once when the replay
+  // ends. It runs on the replaying thread and must not touch the executor.
+  // Without one, the replay loop is the engine's own.
+  void on_progress(ProgressCallback callback, std::uint64_t every_events = kProgressEvents);
 
   // Runs the whole trace once. Throws std::runtime_error if the trace
   // deadlocks (an op whose dependencies can never finish).
@@ -81,6 +100,8 @@ class Executor {
     std::deque<OpIndex> receives;  // on the receiving rank
   };
 
+  void replay();
+  ReplayProgress progress() const;
   void shape_programs();
   void prepare_rank(std::uint32_t rank);
   const KernelTimes& kernel_times(std::uint32_t program, const GpuSpec& gpu);
@@ -115,6 +136,8 @@ class Executor {
   const Trace& trace_;
   CollectiveTuning tuning_;
   CollectiveOverrides overrides_;
+  ProgressCallback progress_;
+  std::uint64_t progress_mask_ = kProgressEvents - 1;
 
   Engine engine_;
   std::unique_ptr<FlowNetwork> network_;

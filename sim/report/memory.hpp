@@ -20,6 +20,8 @@ struct RankMemory {
   double used_bytes = 0.0;
   double capacity_bytes = 0.0;
   double headroom_bytes = 0.0;  // capacity - used; negative when the plan does not fit
+
+  bool out_of_memory() const { return estimated && headroom_bytes < 0.0; }
 };
 
 // Builds one rank's entry from its estimate (empty: none) and its GPU's capacity.

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "sim/report/render.hpp"
 
 namespace simctl {
@@ -159,6 +161,8 @@ json render_json(const StepReport& r) {
       {"critical_path", path_json(r.critical_path, r.step_time)},
       {"collectives", array_of(r.collectives, collective_json)},
       {"memory", memory_json(r.memory)},
+      {"out_of_memory",
+       std::any_of(r.memory.begin(), r.memory.end(), [](const RankMemory& m) { return m.out_of_memory(); })},
       {"bottleneck", r.bottleneck},
       {"ops", r.ops},
       {"events", r.events},

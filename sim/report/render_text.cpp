@@ -157,8 +157,8 @@ std::string memory_table(const StepReport& r) {
       items += text;
     }
     char body[512];
-    std::snprintf(body, sizeof body, "%8.1f %10.1f %10.1f   %s", m.used_bytes / kGiB, m.capacity_bytes / kGiB,
-                  m.headroom_bytes / kGiB, items.c_str());
+    std::snprintf(body, sizeof body, "%8.1f %10.1f %10.1f   %s%s", m.used_bytes / kGiB, m.capacity_bytes / kGiB,
+                  m.headroom_bytes / kGiB, m.out_of_memory() ? "OUT OF MEMORY: " : "", items.c_str());
     bodies.push_back(body);
   }
   return line("Memory per rank [GiB]  used   capacity   headroom   (breakdown)") + grouped_rows(bodies);
@@ -168,6 +168,21 @@ std::string memory_table(const StepReport& r) {
 std::string throughput_line(const StepReport& r) {
   if (!r.tokens_per_s) return line("Throughput       %.1f samples/s", r.samples_per_s);
   return line("Throughput       %.1f samples/s, %.0f tokens/s", r.samples_per_s, *r.tokens_per_s);
+}
+
+// A plan over some GPU's memory runs only when asked (`run --ignore-memory`):
+// the report says so before anything else.
+std::string out_of_memory_warning(const StepReport& r) {
+  std::size_t over = 0, first = 0;
+  for (std::size_t rank = r.memory.size(); rank-- > 0;) {
+    if (r.memory[rank].out_of_memory()) ++over, first = rank;
+  }
+  if (over == 0) return "";
+  const RankMemory& m = r.memory[first];
+  return line(
+      "WARNING: does not fit: rank %zu needs %.1f GiB but its GPU has %.1f GiB (%zu of %zu ranks over); "
+      "simulated anyway (--ignore-memory)\n",
+      first, m.used_bytes / kGiB, m.capacity_bytes / kGiB, over, r.memory.size());
 }
 
 std::string cost_lines(const StepReport& r) {
@@ -189,7 +204,7 @@ std::string cost_lines(const StepReport& r) {
 }  // namespace
 
 std::string render_text(const StepReport& r) {
-  std::string out;
+  std::string out = out_of_memory_warning(r);
   out += line("System    %s", r.labels.system.c_str());
   out += line("Workload  %s", r.labels.workload.c_str());
   out += "\n";

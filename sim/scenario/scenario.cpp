@@ -248,7 +248,7 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
       workload_node.child("micro_batch")
           .fail("out of memory: " + describe_out_of_memory(s, *rank) +
                 "; see `simctl memory` for the breakdown, and lower micro_batch, recompute activations or shard "
-                "with ZeRO/FSDP or more TP/PP");
+                "with ZeRO/FSDP or more TP/PP (`simctl run --ignore-memory` simulates it anyway)");
     }
   }
   return s;

@@ -58,3 +58,17 @@ TEST_CASE("simctl collective rejects bad options with exit code 2", "[cli][colle
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("nvls"));
 }
+
+TEST_CASE("simctl collective --algo sharp without --sharp says what to add", "[cli][collective]") {
+  const std::string run = "collective configs/systems/dgx_h100_x4_ndr.yaml --op all_reduce --min 1GiB --max 1GiB";
+  const auto refused = run_simctl(run + " --algo sharp");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("add --sharp if the fabric's switches reduce (InfiniBand SHARP)"));
+  // With it, the same 32 GPUs over 4 nodes reduce in the fabric's switches.
+  const auto ran = run_simctl(run + " --algo sharp --sharp");
+  INFO(ran.err);
+  REQUIRE(ran.exit_code == 0);
+  const auto rows = data_rows(ran.out);
+  REQUIRE(rows.size() == 1);
+  CHECK_THAT(rows[0], Catch::Contains("sharp/"));
+}

@@ -185,3 +185,45 @@ TEST_CASE("the same trace replays to identical timings", "[exec][determinism]") 
     }
   }
 }
+
+TEST_CASE("a progress callback sees the replay advance to its end and changes nothing", "[exec][progress]") {
+  Fixture f(4);
+  Trace trace = one_group_trace(4);
+  for (auto& program : trace.programs) {
+    for (OpIndex i = 0; i < 40; i += 2) {
+      std::vector<OpIndex> after_previous;
+      if (i > 0) after_previous.push_back(i - 1);
+      program.push_back(compute("layer", 1e11, after_previous));
+      program.push_back(all_reduce(4e6, {i}));
+    }
+  }
+  const ExecutionResult plain = f.run(trace);
+
+  std::vector<ReplayProgress> seen;
+  Executor executor(f.system, f.catalogue, trace, f.tuning);
+  executor.on_progress([&seen](const ReplayProgress& p) { seen.push_back(p); }, 3);  // every 4 events
+  const ExecutionResult watched = executor.run();
+
+  REQUIRE(seen.size() > 5);
+  CHECK(seen.size() == plain.events / 4 + 1);  // every 4th event, and once at the end
+  for (std::size_t i = 1; i < seen.size(); ++i) {
+    CHECK(seen[i].simulated >= seen[i - 1].simulated);
+    CHECK(seen[i].ops_done >= seen[i - 1].ops_done);
+    CHECK(seen[i].events >= seen[i - 1].events);
+  }
+  CHECK(seen.front().ops_done < seen.front().ops_total);
+  CHECK(seen.back().ops_done == trace.op_count());
+  CHECK(seen.back().ops_total == trace.op_count());
+  CHECK(seen.back().simulated == plain.step_time);
+  CHECK(seen.back().events == plain.events);
+
+  CHECK(watched.step_time == plain.step_time);
+  CHECK(watched.events == plain.events);
+  CHECK(watched.flows == plain.flows);
+  for (std::size_t r = 0; r < plain.ranks.size(); ++r) {
+    for (std::size_t i = 0; i < plain.ranks[r].ops.size(); ++i) {
+      CHECK(watched.ranks[r].ops[i].start == plain.ranks[r].ops[i].start);
+      CHECK(watched.ranks[r].ops[i].end == plain.ranks[r].ops[i].end);
+    }
+  }
+}

@@ -2,11 +2,14 @@
 // algorithm that cannot run on a group the job uses, SHARP without a fabric
 // to reduce in, or an unknown name stops simctl with the file, line and
 // field, and what would be valid there.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <set>
 
+#include "models/network/collective_choice.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/config_schema.hpp"
 #include "sim/exec/executor.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/report/report_outputs.hpp"
@@ -103,4 +106,21 @@ TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across NDR nodes
   const auto without = algorithms_run("sharp_default", "  sharp: false\n");
   CHECK_FALSE(without.empty());
   CHECK(without.count(CollectiveAlgorithm::sharp) == 0);
+}
+
+// The schema documents each op's valid algorithms (docs/config.md is built
+// from it); they must be exactly the ones the parser lets that op run.
+TEST_CASE("the schema's collectives section lists, per op, the algorithms that run it", "[report][collectives][config]") {
+  const SchemaSection& section = config_schema().section("collectives");
+  for (std::size_t i = 0; i < kCollectiveOpCount; ++i) {
+    const auto op = static_cast<CollectiveOp>(i);
+    const auto field = std::find_if(section.fields.begin(), section.fields.end(),
+                                     [&](const SchemaField& f) { return f.name == to_string(op); });
+    REQUIRE(field != section.fields.end());
+    std::set<std::string> runs;
+    for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) {
+      if (algorithm_runs_op(a, op)) runs.emplace(to_string(a));
+    }
+    CHECK(std::set<std::string>(field->choices.begin(), field->choices.end()) == runs);
+  }
 }

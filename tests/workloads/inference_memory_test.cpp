@@ -10,12 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/cli/command.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/scenario/scenario.hpp"
-
-namespace simctl {
-int memory_command_main(const std::vector<std::string>& args, std::ostream& out);
-}
 
 using namespace simctl;
 
@@ -93,8 +90,8 @@ TEST_CASE("KV cache follows kv_cache_dtype, batch, context and the pipeline stag
 TEST_CASE("an inference batch too large for an H100 is reported with its numbers", "[workloads][inference]") {
   // 512 sequences x 160 MiB of cache = 80 GiB, on top of 16 GiB of weights.
   const std::string path = write_config("oom", llama_config(kTp8 + "  batch: 512\n  context: 4096\n"));
-  std::ostringstream out;
-  CHECK(memory_command_main({path}, out) == 1);
+  std::ostringstream out, err;
+  CHECK(run_main({"memory", path}, out, err) == 1);
   INFO(out.str());
   CHECK_THAT(out.str(), Catch::Contains("OUT OF MEMORY: stage 0 (rank 0) needs 96.1 GiB (weights 16.1, kv_cache 80.0"));
   CHECK_THAT(out.str(), Catch::Contains("but its GPU has 80.0 GiB"));
