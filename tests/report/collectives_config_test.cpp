@@ -110,12 +110,13 @@ TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across NDR nodes
 
 // The schema documents each op's valid algorithms (docs/config.md is built
 // from it); they must be exactly the ones the parser lets that op run.
-TEST_CASE("the schema's collectives section lists, per op, the algorithms that run it", "[report][collectives][config]") {
+TEST_CASE("the schema's collectives section lists, per op, the algorithms that run it",
+          "[report][collectives][config]") {
   const SchemaSection& section = config_schema().section("collectives");
   for (std::size_t i = 0; i < kCollectiveOpCount; ++i) {
     const auto op = static_cast<CollectiveOp>(i);
     const auto field = std::find_if(section.fields.begin(), section.fields.end(),
-                                     [&](const SchemaField& f) { return f.name == to_string(op); });
+                                    [&](const SchemaField& f) { return f.name == to_string(op); });
     REQUIRE(field != section.fields.end());
     std::set<std::string> runs;
     for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) {
