@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace simctl {
 
@@ -47,6 +49,14 @@ constexpr std::optional<CollectiveAlgorithm> collective_algorithm_from_string(st
     if (to_string(a) == s) return a;
   }
   return std::nullopt;
+}
+
+// Every algorithm's name, in kAllCollectiveAlgorithms' order, for messages
+// and help that list the valid ones.
+inline std::vector<std::string> collective_algorithm_names() {
+  std::vector<std::string> names;
+  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) names.emplace_back(to_string(a));
+  return names;
 }
 
 // NCCL's wire protocols: LL (8-byte lines, half of them flags), LL128

@@ -13,12 +13,6 @@ namespace {
 
 constexpr std::string_view kSharpKey = "sharp";
 
-std::vector<std::string> names_of_algorithms() {
-  std::vector<std::string> names;
-  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) names.emplace_back(to_string(a));
-  return names;
-}
-
 std::vector<std::string> algorithms_of(CollectiveOp op) {
   std::vector<std::string> names;
   for (CollectiveAlgorithm a : kAllCollectiveAlgorithms) {
@@ -45,7 +39,8 @@ CollectiveOverrides parse_collective_overrides(const ConfigNode& node) {
     if (!op) throw std::logic_error("the `collectives` schema section names '" + key + "', which is no collective");
     const std::string text = value.as_string();
     const auto algorithm = collective_algorithm_from_string(text);
-    if (!algorithm) value.fail("unknown algorithm '" + text + "'; valid: " + join_choices(names_of_algorithms()));
+    if (!algorithm)
+      value.fail("unknown algorithm '" + text + "'; valid: " + join_choices(collective_algorithm_names()));
     if (!algorithm_runs_op(*algorithm, *op)) {
       value.fail(text + " cannot run " + key + "; valid for it: " + join_choices(algorithms_of(*op)));
     }

@@ -37,12 +37,7 @@ double size_option(const po::variables_map& values, const char* name) {
   return *bytes;
 }
 
-std::string algorithm_names() {
-  std::string names;
-  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms)
-    names += (names.empty() ? "" : ", ") + std::string(to_string(a));
-  return names;
-}
+std::string algorithm_names() { return join_choices(collective_algorithm_names()); }
 
 // nccl-tests counts elements of the type (float, 4 bytes), as its output does.
 constexpr double kElementBytes = 4.0;

@@ -53,12 +53,13 @@ ConfigSchema ConfigSchema::parse(const ConfigNode& root) {
 
 std::string ConfigSchema::default_path() { return data_root() + "/sim/config/config_schema.yaml"; }
 
+// The trace reader asks once per op, so a hit allocates nothing.
 const SchemaSection& ConfigSchema::section(std::string_view name) const {
-  std::vector<std::string> names;
   for (const SchemaSection& s : sections_) {
     if (s.name == name) return s;
-    names.push_back(s.name);
   }
+  std::vector<std::string> names;
+  for (const SchemaSection& s : sections_) names.push_back(s.name);
   throw std::logic_error("unknown schema section '" + std::string(name) + "'; the schema's sections are " +
                          join_choices(names));
 }

@@ -1,3 +1,6 @@
+#include <array>
+
+#include "sim/exec/program_shape.hpp"
 #include "sim/report/op_labels.hpp"
 #include "sim/report/rendezvous.hpp"
 #include "sim/report/run_outputs.hpp"
@@ -25,8 +28,10 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
   events.push_back(metadata("process_name", pid, 0,
                             {{"name", "rank " + std::to_string(rank) + " (" + gpu.name + ", " + gpu.model + ")"}}));
   events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
-  const char* threads[] = {"host", "compute stream", "communication stream", "copy stream", "loader stream"};
-  for (int tid = 0; tid < 5; ++tid) {
+  // Track 0 is the host; track 1 + s is stream s (Stream's order).
+  constexpr std::array<const char*, kStreamCount + 1> threads{"host", "compute stream", "communication stream",
+                                                              "copy stream", "loader stream"};
+  for (int tid = 0; tid < static_cast<int>(threads.size()); ++tid) {
     events.push_back(metadata("thread_name", pid, tid, {{"name", threads[tid]}}));
     events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
   }
