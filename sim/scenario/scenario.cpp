@@ -21,7 +21,8 @@ namespace {
 
 // A section is either an inline mapping or the path of a file (relative to
 // the config that names it) whose top level holds the same key.
-ConfigNode section(const ConfigNode& root, const std::string& key) {
+// Overrides below `key` are written into the loaded file's copy of it.
+ConfigNode section(const ConfigNode& root, const std::string& key, const ConfigOverrides& overrides) {
   const ConfigNode value = root.child(key);
   if (value.is_map()) return value;
   if (!value.is_scalar()) value.fail("expected an inline mapping or the path of a YAML file");
@@ -31,7 +32,22 @@ ConfigNode section(const ConfigNode& root, const std::string& key) {
   if (!fs::exists(file)) value.fail("file '" + file.string() + "' does not exist");
   const ConfigNode loaded = ConfigNode::load_file(file.string());
   if (!loaded.has(key)) loaded.fail("expected a top-level '" + key + ":' mapping in this file");
-  return loaded.child(key);
+  const ConfigNode section_node = loaded.child(key);
+  apply_overrides(section_node.yaml(), key, overrides);
+  return section_node;
+}
+
+// Splits overrides into those written into the run config itself and those
+// that reach into a system or workload file it names (applied by section()).
+ConfigOverrides apply_root_overrides(const ConfigNode& root, const ConfigOverrides& overrides) {
+  ConfigOverrides into_files, into_root;
+  for (const ConfigOverride& o : overrides) {
+    const std::string key = top_level_key(o.path);
+    const bool names_file = (key == "system" || key == "workload") && root.has(key) && root.child(key).is_scalar();
+    (names_file && o.path != key ? into_files : into_root).push_back(o);
+  }
+  apply_overrides(root.yaml(), "", into_root);
+  return into_files;
 }
 
 // The field to blame when the plan needs more GPUs than the system has: the
@@ -201,8 +217,11 @@ std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank) {
   return text + buffer;
 }
 
-Scenario load_scenario(const std::string& config_path, ScenarioOptions options) {
+namespace {
+
+Scenario load_overridden(const std::string& config_path, const ScenarioOptions& options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
+  const ConfigOverrides file_overrides = apply_root_overrides(root, options.overrides);
   expect_section(root, "run");
   Scenario s{DeviceCatalogue::load(),
              LinkKindTable::load(),
@@ -216,9 +235,9 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
              parse_costs(root),
              false,
              {}};
-  s.system = load_system(section(root, "system"), s.catalogue, s.link_kinds);
+  s.system = load_system(section(root, "system", file_overrides), s.catalogue, s.link_kinds);
   if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
-  const ConfigNode workload_node = section(root, "workload");
+  const ConfigNode workload_node = section(root, "workload", file_overrides);
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
     TraceWorkload replay = load_trace_workload(workload_node, s.system);
     s.trace = std::move(replay.trace);
@@ -252,6 +271,17 @@ Scenario load_scenario(const std::string& config_path, ScenarioOptions options) 
     }
   }
   return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& config_path, ScenarioOptions options) {
+  try {
+    return load_overridden(config_path, options);
+  } catch (const ConfigError& error) {
+    blame_override(error, options.overrides);
+    throw;
+  }
 }
 
 }  // namespace simctl

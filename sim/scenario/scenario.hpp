@@ -10,6 +10,7 @@
 #include "models/network/collective.hpp"
 #include "models/network/collective_overrides.hpp"
 #include "models/network/link_kinds.hpp"
+#include "sim/config/config_overrides.hpp"
 #include "sim/report/costs.hpp"
 #include "sim/report/memory.hpp"
 #include "sim/report/step_report.hpp"
@@ -44,6 +45,9 @@ struct ScenarioOptions {
   // estimate: it loads when this is set (`simctl memory`, `simctl check`) and
   // is a ConfigError on `workload.task` otherwise.
   bool memory_only = false;
+  // Fields written over the config's own (a sweep point, a searched plan);
+  // they reach into the system and workload files the config names.
+  ConfigOverrides overrides;
 };
 
 // Throws ConfigError (file:line:col, field, what is valid) on any bad input.

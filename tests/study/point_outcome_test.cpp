@@ -1,0 +1,46 @@
+#include "sim/study/point_outcome.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace simctl;
+
+namespace {
+
+ConfigOverride at(std::string path, std::string value) {
+  return ConfigOverride{std::move(path), std::move(value), SourceLocation{"study.yaml", 3, 7}};
+}
+
+const std::string kConfig = "configs/dgx_a100x8_megatron_22b.yaml";
+
+}  // namespace
+
+TEST_CASE("a point without overrides is the run itself", "[study][point]") {
+  const PointOutcome base = evaluate_point(kConfig, {});
+  REQUIRE(base.status == PointStatus::ok);
+  CHECK(base.metrics.gpus == 8);
+  CHECK(base.metrics.step_time_ms > 500.0);
+  CHECK(base.metrics.peak_memory_gib > 10.0);
+  CHECK(base.metrics.pricing_source == "catalogue defaults");
+  CHECK(base.metrics.cost_per_step > 0.0);
+  CHECK(base.metrics.energy_per_step_j > 0.0);
+}
+
+TEST_CASE("overrides reach into the workload file the config names", "[study][point]") {
+  const PointOutcome base = evaluate_point(kConfig, {});
+  const PointOutcome full = evaluate_point(kConfig, {at("workload.activation_recompute", "full")});
+  REQUIRE(full.status == PointStatus::ok);
+  CHECK(full.metrics.step_time_ms > base.metrics.step_time_ms * 1.1);
+  CHECK(full.metrics.peak_memory_gib < base.metrics.peak_memory_gib);
+}
+
+TEST_CASE("a point that cannot run says why, blamed on the override", "[study][point]") {
+  const PointOutcome bad = evaluate_point(kConfig, {at("workload.parallel.tensor", "3")});
+  CHECK(bad.status == PointStatus::invalid);
+  CHECK_THAT(bad.reason, Catch::StartsWith("study.yaml:3:7"));
+  const PointOutcome oom =
+      evaluate_point(kConfig, {at("workload.activation_recompute", "none"), at("workload.parallel.sequence", "false"),
+                               at("workload.micro_batch", "16"), at("workload.global_batch", "16")});
+  CHECK(oom.status == PointStatus::out_of_memory);
+  CHECK_THAT(oom.reason, Catch::Contains("GiB"));
+  CHECK(oom.metrics.min_headroom_gib < 0.0);
+}
