@@ -47,7 +47,7 @@ double bytes_of(const StageMemory& row, const std::string& name) {
 }
 
 // The one-line ConfigError loading `lines` fails with under `options`.
-std::string rejection(const std::string& lines, ScenarioOptions options = {true, true}) {
+std::string rejection(const std::string& lines, ScenarioOptions options = {true, true, {}}) {
   try {
     load_scenario(write_config("bad", llama_config(lines)), options);
   } catch (const ConfigError& e) {
