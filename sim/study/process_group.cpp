@@ -1,0 +1,87 @@
+#include "sim/study/process_group.hpp"
+
+#include <cstdlib>
+
+#ifdef SIMCTL_WITH_MPI
+#include <mpi.h>
+
+#include <stdexcept>
+#endif
+
+namespace simctl {
+namespace {
+
+// The variables Open MPI's, PMIx's and MPICH's launchers set in each rank.
+bool started_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+    if (std::getenv(name) != nullptr) return true;
+  }
+  return false;
+}
+
+#ifdef SIMCTL_WITH_MPI
+class MpiWorld final : public ProcessGroup {
+ public:
+  MpiWorld() {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised) MPI_Init(nullptr, nullptr);
+    owns_ = !initialised;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  ~MpiWorld() override {
+    if (owns_) MPI_Finalize();
+  }
+  MpiWorld(const MpiWorld&) = delete;
+  MpiWorld& operator=(const MpiWorld&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::vector<std::string> gather(const std::string& mine) override {
+    if (mine.size() > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("a rank's rows exceed 2 GiB");
+    const int length = static_cast<int>(mine.size());
+    std::vector<int> lengths(rank_ == 0 ? size_ : 0);
+    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::vector<int> offsets(lengths.size());
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += static_cast<std::size_t>(lengths[r]);
+    }
+    if (total > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("the gathered rows exceed 2 GiB");
+    std::string all(total, '\0');
+    MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    for (std::size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(offsets[r], lengths[r]));
+    return out;
+  }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool owns_ = false;
+};
+#endif
+
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef SIMCTL_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<ProcessGroup> launched_process_group() {
+#ifdef SIMCTL_WITH_MPI
+  if (started_by_mpi_launcher()) return std::make_unique<MpiWorld>();
+#else
+  (void)started_by_mpi_launcher;
+#endif
+  return std::make_unique<SingleProcess>();
+}
+
+}  // namespace simctl
