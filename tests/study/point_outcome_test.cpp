@@ -1,3 +1,5 @@
+#include "models/devices/cost_defaults.hpp"
+#include "models/devices/device_catalogue.hpp"
 #include "sim/study/point_outcome.hpp"
 
 #include <catch2/catch.hpp>
@@ -43,4 +45,20 @@ TEST_CASE("a point that cannot run says why, blamed on the override", "[study][p
   CHECK(oom.status == PointStatus::out_of_memory);
   CHECK_THAT(oom.reason, Catch::Contains("GiB"));
   CHECK(oom.metrics.min_headroom_gib < 0.0);
+}
+
+TEST_CASE("every cost default names a GPU of the catalogue", "[study][costs]") {
+  const CostDefaults defaults = CostDefaults::load();
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  CHECK(defaults.gpu_hour_price.size() >= 3);
+  for (const auto& [gpu, price] : defaults.gpu_hour_price) {
+    INFO(gpu);
+    CHECK_NOTHROW(catalogue.gpu(gpu));
+    CHECK(price > 0.0);
+  }
+  for (const auto& [gpu, watts] : defaults.host_watts_per_gpu) {
+    INFO(gpu);
+    CHECK_NOTHROW(catalogue.gpu(gpu));
+  }
+  CHECK(defaults.pue >= 1.0);
 }
