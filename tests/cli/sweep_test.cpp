@@ -70,7 +70,7 @@ TEST_CASE("sweep refuses bad studies and bad options before writing anything", "
                                       "}\n  - {field: workload.global_batch, values: " + values + "}\n");
   const auto r = run_simctl("sweep " + big + " --json " + json);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("cli_big.yaml:3:") && Catch::Contains("1,002,001 points") &&
+  CHECK_THAT(r.err, Catch::Contains("cli_big.yaml:4:") && Catch::Contains("1,002,001 points") &&
                         Catch::Contains("pass --yes"));
 
   const std::string unit =
