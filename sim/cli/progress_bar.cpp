@@ -38,6 +38,20 @@ std::string replay_progress_line(const ReplayProgress& first, const ReplayProgre
   return line;
 }
 
+std::string points_progress_line(std::size_t done, std::size_t total, double seconds) {
+  const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 0.0;
+  const int filled = static_cast<int>(kBarWidth * fraction);
+  char rate[64] = "";
+  if (seconds > 0.0 && done > 0) {
+    const double per_s = static_cast<double>(done) / seconds;
+    std::snprintf(rate, sizeof rate, "  %.1f points/s  ~%.0f s left", per_s, static_cast<double>(total - done) / per_s);
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "[%s%s] %zu/%zu points %3.0f %%%s", std::string(filled, '#').c_str(),
+                std::string(kBarWidth - filled, '.').c_str(), done, total, 100.0 * fraction, rate);
+  return line;
+}
+
 ProgressBar::ProgressBar() {
   if (::isatty(STDERR_FILENO) == 1) worker_ = std::thread([this] { loop(); });
 }
@@ -64,6 +78,14 @@ void ProgressBar::replay(const ReplayProgress& progress) {
   replay_ = {progress, now};
 }
 
+void ProgressBar::points(std::size_t done, std::size_t total) {
+  const auto now = Clock::now();
+  std::lock_guard lock(mutex_);
+  if (!points_) points_ = Points{0, total, now};
+  points_->done = std::max(points_->done, done);
+  points_->total = total;
+}
+
 void ProgressBar::loop() {
   const auto start = Clock::now();
   std::size_t drawn = 0;  // width of the last line, to blank it
@@ -74,7 +96,9 @@ void ProgressBar::loop() {
     char stage[64];
     std::snprintf(stage, sizeof stage, "%6.1f s  %s", elapsed, what_);
     const std::string text =
-        replay_ ? replay_progress_line(first_.progress, replay_->progress, seconds(replay_->at - first_.at)) : stage;
+        points_   ? points_progress_line(points_->done, points_->total, seconds(Clock::now() - points_->started))
+        : replay_ ? replay_progress_line(first_.progress, replay_->progress, seconds(replay_->at - first_.at))
+                  : stage;
     std::fprintf(stderr, "\r%-*s", static_cast<int>(drawn), text.c_str());
     std::fflush(stderr);
     drawn = std::max(drawn, text.size());

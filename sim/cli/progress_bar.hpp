@@ -28,6 +28,8 @@ class ProgressBar {
   // For Executor::on_progress, during the stage that runs the replay;
   // called on the replaying thread.
   void replay(const ReplayProgress& progress);
+  // For a sweep: `done` of `total` points finished; any thread may call it.
+  void points(std::size_t done, std::size_t total);
 
  private:
   void loop();
@@ -43,6 +45,11 @@ class ProgressBar {
   const char* what_ = "loading config";
   std::optional<Seen> replay_;  // the latest report of the stage's replay
   Seen first_;                  // its first report
+  struct Points {
+    std::size_t done = 0, total = 0;
+    Clock::time_point started;
+  };
+  std::optional<Points> points_;  // a sweep's count, from its first report
   std::thread worker_;
 };
 
@@ -50,5 +57,9 @@ class ProgressBar {
 // left": the `latest` report of a replay, with rates over the wall-clock
 // `seconds_between` it and the `first` report.
 std::string replay_progress_line(const ReplayProgress& first, const ReplayProgress& latest, double seconds_between);
+
+// "[####......] 120/480 points  25 %  3.2 points/s  ~112 s left": a sweep's
+// progress `seconds` after its points started.
+std::string points_progress_line(std::size_t done, std::size_t total, double seconds);
 
 }  // namespace simctl

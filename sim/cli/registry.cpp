@@ -11,12 +11,16 @@ Options memory_options();
 Options collective_options();
 Options route_options();
 Options trace_options();
+Options sweep_options();
+Options sweep_merge_options();
 int run_command_main(const ParsedOptions& options, std::ostream& out);
 int check_command_main(const ParsedOptions& options, std::ostream& out);
 int memory_command_main(const ParsedOptions& options, std::ostream& out);
 int collective_command_main(const ParsedOptions& options, std::ostream& out);
 int route_command_main(const ParsedOptions& options, std::ostream& out);
 int trace_command_main(const ParsedOptions& options, std::ostream& out);
+int sweep_command_main(const ParsedOptions& options, std::ostream& out);
+int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands{
@@ -31,6 +35,12 @@ const std::vector<Command>& all_commands() {
        route_options, route_command_main},
       {"trace", "trace CONFIG OUT.json [--ranks M]",
        "write the config's per-rank trace as an editable, replayable file", 2, trace_options, trace_command_main},
+      {"sweep", "sweep STUDY.yaml [options]",
+       "simulate every point of a study (axes over a base config); rows as CSV/JSON, a table by its objective", 1,
+       sweep_options, sweep_command_main},
+      {"sweep merge", "sweep merge DIR [options]",
+       "join the shards `sweep --shard I/N --out DIR` wrote into the outputs of a serial run", 1, sweep_merge_options,
+       sweep_merge_command_main},
   };
   return commands;
 }

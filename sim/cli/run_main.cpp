@@ -66,13 +66,17 @@ int run_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
     out << "simctl " << kVersion << "\n";
     return 0;
   }
-  const Command* command = find_command(args[0]);
+  // A two-word command ("sweep merge") before the one-word one it starts with.
+  std::size_t words = 1;
+  const Command* command = args.size() > 1 ? find_command(args[0] + " " + args[1]) : nullptr;
+  if (command != nullptr) words = 2;
+  if (command == nullptr) command = find_command(args[0]);
   if (command == nullptr) {
     err << "simctl: unknown command '" << args[0] << "'; valid commands are " << command_names() << "\n";
     return 2;
   }
   try {
-    return dispatch(*command, std::vector<std::string>(args.begin() + 1, args.end()), out);
+    return dispatch(*command, std::vector<std::string>(args.begin() + static_cast<long>(words), args.end()), out);
   } catch (const ConfigError& e) {
     err << e.what() << "\n";
   } catch (const UsageError& e) {

@@ -18,3 +18,11 @@ TEST_CASE("the progress line leaves out rates until the replay has advanced", "[
   const ReplayProgress only{seconds_to_ps(0.1), 65536, 10, 1000};
   CHECK(replay_progress_line(only, only, 0.0) == "[..........] ops   1 %  simulated 0.100 s  0.1 M events");
 }
+
+TEST_CASE("a sweep's progress line shows points done, points per second and time left", "[cli][progress]") {
+  // 120 of 480 points in 40 s: 3 points/s, and 360 left take 120 s.
+  const std::string line = points_progress_line(120, 480, 40.0);
+  CHECK(line == "[##........] 120/480 points  25 %  3.0 points/s  ~120 s left");
+  CHECK(line.size() < 80);
+  CHECK(points_progress_line(0, 480, 0.0) == "[..........] 0/480 points   0 %");
+}

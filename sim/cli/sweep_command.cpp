@@ -1,0 +1,103 @@
+// `simctl sweep STUDY.yaml` runs every point of a study (or one shard of
+// them); `simctl sweep merge DIR` joins shards into the outputs a serial
+// run writes.
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "sim/cli/command.hpp"
+#include "sim/cli/options.hpp"
+#include "sim/cli/progress_bar.hpp"
+#include "sim/study/study_points.hpp"
+#include "sim/study/sweep_outputs.hpp"
+#include "sim/study/sweep_shards.hpp"
+
+namespace po = boost::program_options;
+
+namespace simctl {
+namespace {
+
+std::string option(const ParsedOptions& options, const char* name) {
+  return options.values.count(name) ? options.values[name].as<std::string>() : std::string();
+}
+
+// "3/8" -> {3, 8}: shard I of N, 1-based.
+std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
+  unsigned long long shard = 0, shards = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%llu/%llu%c", &shard, &shards, &rest) != 2 || shard < 1 || shard > shards) {
+    throw UsageError("--shard '" + text + "' must be I/N with 1 <= I <= N, e.g. --shard 1/4");
+  }
+  return {shard, shards};
+}
+
+int default_jobs() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+SweepOutputs requested_outputs(const ParsedOptions& options) {
+  return {option(options, "json"), option(options, "csv"), option(options, "plot"),
+          options.values["top"].as<std::size_t>()};
+}
+
+po::options_description output_options() {
+  po::options_description named;
+  named.add_options()("json", po::value<std::string>()->value_name("FILE"),
+                      "write every point as JSON to FILE (keys and units: docs/studies.md)")(
+      "csv", po::value<std::string>()->value_name("FILE"), "write one CSV row per point to FILE (units in headers)")(
+      "plot", po::value<std::string>()->value_name("DIR"),
+      "render the charts (PNG: step time and throughput per axis, Pareto fronts of cost and energy) into DIR")(
+      "top", po::value<std::size_t>()->default_value(20)->value_name("N"),
+      "rows of the terminal table, best first (0: every point)");
+  return named;
+}
+
+}  // namespace
+
+po::options_description sweep_options() {
+  po::options_description named = output_options();
+  named.add_options()("jobs,j", po::value<int>()->default_value(default_jobs())->value_name("N"),
+                      "points simulated at once, one per thread (default: the machine's cores)")(
+      "shard", po::value<std::string>()->value_name("I/N"),
+      "run only shard I of N (1-based: the points whose number % N is I-1); needs --out")(
+      "out", po::value<std::string>()->value_name("DIR"),
+      "with --shard: write the shard's rows to DIR/shard-I-of-N.json for `simctl sweep merge DIR`")(
+      "yes", "run a study of more than 1,000,000 points");
+  return named;
+}
+
+po::options_description sweep_merge_options() { return output_options(); }
+
+int sweep_command_main(const ParsedOptions& options, std::ostream& out) {
+  const Study study = load_study(options.positionals[0]);
+  check_point_count(study, options.values.count("yes") > 0);
+  const std::string shard_text = option(options, "shard"), out_dir = option(options, "out");
+  if (!shard_text.empty() && out_dir.empty()) throw UsageError("--shard needs --out DIR for the shard's rows");
+  const auto [shard, shards] =
+      shard_text.empty() ? std::pair<std::uint64_t, std::uint64_t>{1, 1} : parse_shard(shard_text);
+  const int jobs = options.values["jobs"].as<int>();
+  if (jobs < 1) throw UsageError("--jobs must be at least 1");
+  const std::vector<std::uint64_t> points = shard_points(point_count(study), shard, shards);
+  std::vector<PointRow> rows;
+  {
+    ProgressBar progress;
+    progress.stage("simulating points");
+    progress.points(0, points.size());
+    PointsProgress report;
+    if (progress.live()) report = [&progress](std::size_t done, std::size_t total) { progress.points(done, total); };
+    rows = run_points(study, points, jobs, report);
+  }
+  if (!out_dir.empty()) {
+    out << "wrote " << write_shard(out_dir, study, shard, shards, rows).string() << " (" << rows.size() << " of "
+        << point_count(study) << " points)\n";
+    return 0;
+  }
+  out << write_sweep_outputs(study, rows, requested_outputs(options));
+  return 0;
+}
+
+int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out) {
+  const MergedSweep merged = merge_shards(options.positionals[0]);
+  out << write_sweep_outputs(merged.study, merged.rows, requested_outputs(options));
+  return 0;
+}
+
+}  // namespace simctl
