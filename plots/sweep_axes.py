@@ -61,7 +61,7 @@ def failure(points):
 
 
 def draw_panel(ax, columns, values, series, key, highest, divisor, ylabel, ideal=False):
-    """One figure of merit against one axis; returns whether a failure was marked."""
+    """One figure of merit against one axis; returns the statuses it marked."""
     foot = transforms.blended_transform_factory(ax.transData, ax.transAxes)
     marked = set()
     shown = []
@@ -116,6 +116,20 @@ def draw_panel(ax, columns, values, series, key, highest, divisor, ylabel, ideal
     return marked
 
 
+def draw_key(key, panel, marked, title):
+    """The panel's legend, with the failure marks it shows, in a row of its
+    own under the panels (not over the lines or the ticks)."""
+    handles, labels = panel.get_legend_handles_labels()
+    for status in ("out_of_memory", "invalid"):
+        if status in marked:
+            handles.append(key.plot([], [], marker=FAILED_MARKERS[status], color="#555555", linestyle="none",
+                                    markeredgewidth=2)[0])
+            labels.append(f"no valid point: {status.replace('_', ' ')}")
+    key.axis("off")
+    key.legend(handles, labels, loc="upper center", fontsize=7, title=title, title_fontsize=7,
+               ncols=2 if len(handles) > 3 else 1)
+
+
 def draw(sweep, out):
     groups = sc.axis_groups(sweep)
     if not groups or not sweep["points"]:
@@ -126,31 +140,20 @@ def draw(sweep, out):
 
     fig = common.figure()
     grid = fig.add_gridspec(3, len(groups), height_ratios=[5, 5, 2])
-    marked = set()
     for column, group in enumerate(groups):
         values = sc.group_values(sweep, group)
         legend_title, series = series_for(sweep, groups, column)
         top = fig.add_subplot(grid[0, column])
         bottom = fig.add_subplot(grid[1, column], sharex=top)
-        marked |= draw_panel(top, len(groups), values, series, lambda p: p["step_time_ms"], False, 1.0,
-                             "step time (ms)" if column == 0 else "")
+        marked = draw_panel(top, len(groups), values, series, lambda p: p["step_time_ms"], False, 1.0,
+                            "step time (ms)" if column == 0 else "")
         marked |= draw_panel(bottom, len(groups), values, series, lambda p: sc.throughput(p, kind), True, t_div,
                              f"throughput ({t_unit})" if column == 0 else "", ideal="system" not in group)
         top.set_title(f"against {sc.group_label(group)}")
         top.tick_params(labelbottom=False)
         bottom.set_xlabel(sc.group_label(group))
         if column == len(groups) - 1 or len(series) > 1:
-            handles, labels = bottom.get_legend_handles_labels()
-            for status in ("out_of_memory", "invalid"):
-                if status in marked:
-                    handles.append(bottom.plot([], [], marker=FAILED_MARKERS[status], color="#555555",
-                                               linestyle="none", markeredgewidth=2)[0])
-                    labels.append(f"no valid point: {status.replace('_', ' ')}")
-            # In a row of its own under the panels, not over the lines or the ticks.
-            key = fig.add_subplot(grid[2, column])
-            key.axis("off")
-            key.legend(handles, labels, loc="upper center", fontsize=7, title=legend_title, title_fontsize=7,
-                       ncols=2 if len(handles) > 3 else 1)
+            draw_key(fig.add_subplot(grid[2, column]), bottom, marked, legend_title)
     fig.suptitle(f"{sc.title(sweep)}: step time and throughput by axis", fontweight="bold")
     objective = f", objective: {sweep['objective']}" if sweep.get("objective") else ""
     fig.supxlabel(f"{sc.status_summary(sweep['points'])}{objective}; invalid and out-of-memory points are left out",

@@ -58,9 +58,10 @@ LABEL_SPOTS = [(8, 5, "left", "bottom"), (8, -5, "left", "top"), (-8, 5, "right"
 
 
 def annotate(ax, anchor, text, spot, leader):
+    """A front point's label at `spot`, with a line to its dot if asked."""
     dx, dy, ha, va = spot
-    label = ax.annotate(text, anchor, textcoords="offset points", xytext=(dx, dy), ha=ha, va=va, fontsize=7, multialignment="left",
-                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": FRONT_COLOUR, "alpha": 0.9},
+    label = ax.annotate(text, anchor, textcoords="offset points", xytext=(dx, dy), ha=ha, va=va, fontsize=7,
+                        multialignment="left", bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": FRONT_COLOUR, "alpha": 0.9},
                         arrowprops={"arrowstyle": "-", "color": FRONT_COLOUR, "linewidth": 0.6} if leader else None,
                         zorder=4)
     label.set_in_layout(False)  # the layout is already fixed; labels must not move it
