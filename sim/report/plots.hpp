@@ -2,6 +2,7 @@
 // Renders a run's charts by running the matplotlib scripts in plots/ (Debian's
 // python3-matplotlib, through /usr/bin/python3) on the JSON and CSV files
 // simctl has written. Each script draws one kind of chart.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,9 +16,6 @@ struct PlotRequest {
   std::vector<std::uint32_t> timeline_ranks;
   bool memory = false;  // the run has a memory estimate to draw
 };
-
-// The scripts' folder: $SIMCTL_DATA_DIR/plots or the source tree's.
-std::filesystem::path plots_dir();
 
 // Returns the PNGs written. Throws std::runtime_error naming the script and
 // the fix when python3 or matplotlib is missing or a script fails.
