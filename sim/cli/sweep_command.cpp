@@ -3,12 +3,16 @@
 // run writes.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/progress_bar.hpp"
+#include "sim/study/process_group.hpp"
 #include "sim/study/study_points.hpp"
+#include "sim/study/sweep_fanout.hpp"
 #include "sim/study/sweep_outputs.hpp"
 #include "sim/study/sweep_shards.hpp"
 
@@ -32,6 +36,34 @@ std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
 }
 
 int default_jobs() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+// Under mpirun, ranks sharing a machine share its cores unless --jobs says
+// otherwise.
+int threads_per_process(const ParsedOptions& options) {
+  const int jobs = options.values["jobs"].as<int>();
+  if (jobs < 1) throw UsageError("--jobs must be at least 1");
+  if (!options.values["jobs"].defaulted()) return jobs;
+  const char* local_ranks = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int sharing = local_ranks != nullptr ? std::max(1, std::atoi(local_ranks)) : 1;
+  return std::max(1, jobs / sharing);
+}
+
+// Runs `points` on this process's threads, or on every MPI rank's; rows
+// come back (on rank 0) in point order either way.
+std::vector<PointRow> run_spread(const Study& study, const std::vector<std::uint64_t>& points, int jobs,
+                                 ProcessGroup& group) {
+  const std::vector<std::uint64_t> mine = points_of_process(points, group);
+  std::optional<ProgressBar> progress;  // rank 0's alone: one line, not one per rank
+  if (group.rank() == 0) progress.emplace();
+  PointsProgress report;
+  if (progress && progress->live()) {
+    progress->stage("simulating points");
+    progress->points(0, mine.size());
+    report = [&progress](std::size_t done, std::size_t total) { progress->points(done, total); };
+  }
+  const std::vector<PointRow> rows = run_points(study, mine, jobs, report);
+  return group.size() == 1 ? rows : gather_rows(group, rows);
+}
 
 SweepOutputs requested_outputs(const ParsedOptions& options) {
   return {option(options, "json"), option(options, "csv"), option(options, "plot"),
@@ -73,18 +105,10 @@ int sweep_command_main(const ParsedOptions& options, std::ostream& out) {
   if (!shard_text.empty() && out_dir.empty()) throw UsageError("--shard needs --out DIR for the shard's rows");
   const auto [shard, shards] =
       shard_text.empty() ? std::pair<std::uint64_t, std::uint64_t>{1, 1} : parse_shard(shard_text);
-  const int jobs = options.values["jobs"].as<int>();
-  if (jobs < 1) throw UsageError("--jobs must be at least 1");
-  const std::vector<std::uint64_t> points = shard_points(point_count(study), shard, shards);
-  std::vector<PointRow> rows;
-  {
-    ProgressBar progress;
-    progress.stage("simulating points");
-    progress.points(0, points.size());
-    PointsProgress report;
-    if (progress.live()) report = [&progress](std::size_t done, std::size_t total) { progress.points(done, total); };
-    rows = run_points(study, points, jobs, report);
-  }
+  const int jobs = threads_per_process(options);
+  const std::unique_ptr<ProcessGroup> group = launched_process_group();
+  const std::vector<PointRow> rows = run_spread(study, shard_points(point_count(study), shard, shards), jobs, *group);
+  if (group->rank() != 0) return 0;  // rank 0 writes everything
   if (!out_dir.empty()) {
     out << "wrote " << write_shard(out_dir, study, shard, shards, rows).string() << " (" << rows.size() << " of "
         << point_count(study) << " points)\n";
