@@ -1,8 +1,9 @@
-#include "models/devices/cost_defaults.hpp"
-#include "models/devices/device_catalogue.hpp"
 #include "sim/study/point_outcome.hpp"
 
 #include <catch2/catch.hpp>
+
+#include "models/devices/cost_defaults.hpp"
+#include "models/devices/device_catalogue.hpp"
 
 using namespace simctl;
 
@@ -61,4 +62,25 @@ TEST_CASE("every cost default names a GPU of the catalogue", "[study][costs]") {
     CHECK_NOTHROW(catalogue.gpu(gpu));
   }
   CHECK(defaults.pue >= 1.0);
+}
+
+// Energy follows the replay: a GPU draws its TDP only while it computes, so
+// the same job with its NVLink slowed 50-fold (communication-bound) draws
+// less power per GPU than on the real machine (compute-bound).
+TEST_CASE("a communication-bound plan draws less power than a compute-bound one", "[study][costs]") {
+  const PointOutcome fast = evaluate_point(kConfig, {});
+  const PointOutcome slow =
+      evaluate_point(kConfig, {at("system.node_templates.dgx_a100.links[0].bandwidth", "6 GB/s")});
+  REQUIRE(fast.status == PointStatus::ok);
+  REQUIRE(slow.status == PointStatus::ok);
+  const auto compute_share = [](const PointMetrics& m) {
+    double compute = 0.0;
+    for (Category c : kAllCategories) compute += is_compute(c) ? m.breakdown_ms[static_cast<std::size_t>(c)] : 0.0;
+    return compute / m.step_time_ms;
+  };
+  CHECK(compute_share(fast.metrics) > 0.7);
+  CHECK(compute_share(slow.metrics) < 0.5);
+  CHECK(slow.metrics.average_power_w < 0.8 * fast.metrics.average_power_w);
+  // Energy is power times time: the slow step still costs more energy.
+  CHECK(slow.metrics.energy_per_step_j > fast.metrics.energy_per_step_j);
 }
