@@ -11,12 +11,14 @@ Options memory_options();
 Options collective_options();
 Options route_options();
 Options trace_options();
+Options search_options();
 int run_command_main(const ParsedOptions& options, std::ostream& out);
 int check_command_main(const ParsedOptions& options, std::ostream& out);
 int memory_command_main(const ParsedOptions& options, std::ostream& out);
 int collective_command_main(const ParsedOptions& options, std::ostream& out);
 int route_command_main(const ParsedOptions& options, std::ostream& out);
 int trace_command_main(const ParsedOptions& options, std::ostream& out);
+int search_command_main(const ParsedOptions& options, std::ostream& out);
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands{
@@ -31,6 +33,9 @@ const std::vector<Command>& all_commands() {
        route_options, route_command_main},
       {"trace", "trace CONFIG OUT.json [--ranks M]",
        "write the config's per-rank trace as an editable, replayable file", 2, trace_options, trace_command_main},
+      {"search", "search CONFIG [options]",
+       "find the fastest parallel plan (TP, PP, DP, micro-batch, recompute, ZeRO, EP) for the config's model", 1,
+       search_options, search_command_main},
   };
   return commands;
 }

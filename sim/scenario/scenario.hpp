@@ -48,6 +48,10 @@ struct ScenarioOptions {
   // Fields written over the config's own (a sweep point, a searched plan);
   // they reach into the system and workload files the config names.
   ConfigOverrides overrides;
+  // With allow_out_of_memory: a plan over a GPU's capacity loads with its
+  // memory estimate but without a trace (empty), since nothing will replay
+  // it; a plan search prunes such plans and skips the trace's cost.
+  bool skip_trace_when_out_of_memory = false;
 };
 
 // Throws ConfigError (file:line:col, field, what is valid) on any bad input.
