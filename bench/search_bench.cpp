@@ -23,8 +23,10 @@ void bench(const std::string& config, unsigned jobs, double goal_s) {
   const SearchCounts& c = r.counts;
   const std::int64_t loaded = c.considered - c.skipped_batch;
   std::printf("%s (%s, %lld GPUs)\n", config.c_str(), r.model.c_str(), static_cast<long long>(r.world));
-  std::printf("  wall              %.2f s on %u threads (goal %.0f s: %s)\n", r.wall_s, jobs, goal_s,
-              r.wall_s <= goal_s ? "met" : "missed");
+  std::printf(
+      "  wall              %.2f s on %u threads (goal %.0f s: %s): %.2f s loading and screening, "
+      "%.2f s replaying\n",
+      r.wall_s, jobs, goal_s, r.wall_s <= goal_s ? "met" : "missed", r.screen_s, r.replay_s);
   std::printf("  plans/s           %.0f loaded and screened, %.1f simulated\n", static_cast<double>(loaded) / r.wall_s,
               static_cast<double>(c.simulated) / r.wall_s);
   std::printf(

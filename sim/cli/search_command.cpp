@@ -53,17 +53,30 @@ std::string format(const char* pattern, double value) {
   return text;
 }
 
+// One format for the header and the rows, so the columns line up.
+constexpr const char* kHeaderFormat = "%5s %3s %3s %3s %5s %4s %3s %-9s %-8s %3s %11s %7s %9s %9s %9s %9s\n";
+constexpr const char* kRowFormat =
+    "%5s %3lld %3lld %3lld %5s %4lld %3s %-9s %-8s %3lld %11.2f %7.1f %9.1f %9.2f %9.2f %9.2f\n";
+
+std::string table_header() {
+  char lines[2][256];
+  std::snprintf(lines[0], sizeof lines[0], kHeaderFormat, "rank", "TP", "PP", "DP", "v", "mb", "SP", "recompute",
+                "strategy", "EP", "step", "MFU", "headroom", "compute", "exp.comm", "bubble");
+  std::snprintf(lines[1], sizeof lines[1], kHeaderFormat, "", "", "", "", "", "", "", "", "", "", "[ms]", "[%]",
+                "[GiB]", "[ms]", "[ms]", "[ms]");
+  return std::string(lines[0]) + lines[1];
+}
+
 std::string table_row(const std::string& rank, const SearchedPlan& p) {
   const Plan& q = p.plan;
   const Breakdown b = breakdown_of(p.metrics);
   char row[320];
-  std::snprintf(row, sizeof row,
-                "%5s %3lld %3lld %3lld %5s %4lld %3s %-9s %-8s %3lld %11.2f %6.1f %9.1f %9.2f %9.2f %9.2f\n",
-                rank.c_str(), static_cast<long long>(q.tensor), static_cast<long long>(q.pipeline),
-                static_cast<long long>(q.data), virtual_stages_text(q).c_str(), static_cast<long long>(q.micro_batch),
-                q.sequence ? "on" : "off", std::string(to_string(q.recompute)).c_str(),
-                std::string(to_string(q.strategy)).c_str(), static_cast<long long>(q.expert), p.metrics.step_time_ms,
-                100.0 * p.metrics.mfu, p.metrics.min_headroom_gib, b.compute_ms, b.exposed_comm_ms, b.bubble_ms);
+  std::snprintf(row, sizeof row, kRowFormat, rank.c_str(), static_cast<long long>(q.tensor),
+                static_cast<long long>(q.pipeline), static_cast<long long>(q.data), virtual_stages_text(q).c_str(),
+                static_cast<long long>(q.micro_batch), q.sequence ? "on" : "off",
+                std::string(to_string(q.recompute)).c_str(), std::string(to_string(q.strategy)).c_str(),
+                static_cast<long long>(q.expert), p.metrics.step_time_ms, 100.0 * p.metrics.mfu,
+                p.metrics.min_headroom_gib, b.compute_ms, b.exposed_comm_ms, b.bubble_ms);
   return row;
 }
 
@@ -86,10 +99,7 @@ std::string render_table(const SearchResult& r, std::size_t top) {
   out << "plans over " << r.world << " GPUs (TP at most " << r.max_tensor << ", the GPUs per node), global batch "
       << r.global_batch << "\n";
   out << "plans: " << counts_line(r.counts) << "\n\n";
-  out << " rank  TP  PP  DP     v   mb  SP recompute strategy   EP   step [ms] MFU[%] headroom   compute   exp.comm"
-         "    bubble\n";
-  out << "                                                                          [GiB]      [ms]      [ms]      "
-         "[ms]\n";
+  out << table_header();
   for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
     out << table_row(std::to_string(i + 1) + (r.ranked[i].is_base ? "*" : ""), r.ranked[i]);
   }
@@ -210,8 +220,10 @@ int search_command_main(const ParsedOptions& options, std::ostream& out) {
   }
   const std::int64_t loaded = result.counts.considered - result.counts.skipped_batch;
   char timing[160];
-  std::snprintf(timing, sizeof timing, "search took %.2f s on %u threads: %.0f plans/s screened\n", result.wall_s,
-                search.jobs, static_cast<double>(loaded) / std::max(result.wall_s, 1e-9));
+  std::snprintf(timing, sizeof timing,
+                "search took %.2f s on %u threads (%.2f s screening, %.2f s replaying): %.0f plans/s screened\n",
+                result.wall_s, search.jobs, result.screen_s, result.replay_s,
+                static_cast<double>(loaded) / std::max(result.wall_s, 1e-9));
   std::cerr << timing;
   return 0;
 }

@@ -41,8 +41,9 @@ std::string best_plan_config_text(const std::string& config_path, const Plan& pl
   const fs::path from = fs::absolute(config_path).parent_path().lexically_normal();
   const fs::path to = fs::absolute(output_path).parent_path().lexically_normal();
   YAML::Node root = YAML::LoadFile(config_path);
-  YAML::Node workload = root["workload"];
-  if (workload.IsScalar()) workload = YAML::LoadFile((from / workload.as<std::string>()).string())["workload"];
+  const bool workload_file = root["workload"].IsScalar();
+  YAML::Node workload = workload_file ? YAML::LoadFile((from / root["workload"].as<std::string>()).string())["workload"]
+                                      : root["workload"];
   const SourceLocation origin{"search plan", 0, 0};
   apply_overrides(workload, "workload", plan_overrides(plan, origin));
   root["workload"] = workload;

@@ -88,9 +88,9 @@ void screen(const std::string& config_path, Candidate& c) {
     c.bound = compute_stream_bound(s.trace, s.system, s.catalogue);
     c.bound_ms = ps_to_seconds(c.bound) * 1e3;
     c.screen = Screen::fits;
-  } catch (const ConfigError&) {
-    c.screen = Screen::invalid;
-  } catch (const std::invalid_argument&) {  // estimate_compute: a dtype the GPU lacks
+  } catch (const std::exception&) {
+    // The loader's ConfigError, or a kernel the GPU cannot run
+    // (estimate_compute): either way this plan cannot run as written.
     c.screen = Screen::invalid;
   }
 }
@@ -161,19 +161,29 @@ class Replays {
   }
 
   std::vector<SearchedPlan> take() { return std::move(done_); }
+  std::int64_t failed() const { return failed_; }
 
  private:
+  // A replay that throws (or, which screening rules out, does not run) is
+  // counted as invalid rather than ending the search.
   void replay(const std::vector<const Candidate*>& batch) {
-    std::vector<PointOutcome> outcomes(batch.size());
+    std::vector<std::optional<PointOutcome>> outcomes(batch.size());
     parallel_for(batch.size(), options_.jobs, [&](std::size_t i) {
-      outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin));
+      try {
+        outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin));
+      } catch (const std::exception&) {
+        outcomes[i].reset();
+      }
       progress_.report("simulating", ++replayed_, total_);
     });
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (outcomes[i].status != PointStatus::ok) continue;  // screened as fitting: cannot happen
+      if (!outcomes[i] || outcomes[i]->status != PointStatus::ok) {
+        ++failed_;
+        continue;
+      }
       const Candidate& c = *batch[i];
-      done_.push_back(SearchedPlan{c.plan, c.text, c.bound_ms, outcomes[i].metrics, c.is_base});
-      times_.push_back(outcomes[i].metrics.step_time_ms);
+      done_.push_back(SearchedPlan{c.plan, c.text, c.bound_ms, outcomes[i]->metrics, c.is_base});
+      times_.push_back(outcomes[i]->metrics.step_time_ms);
     }
   }
 
@@ -183,6 +193,7 @@ class Replays {
   std::vector<SearchedPlan> done_;
   std::vector<double> times_;
   std::atomic<std::size_t> replayed_{0};
+  std::int64_t failed_ = 0;
   std::size_t total_ = 0;
 };
 
@@ -236,15 +247,21 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
     });
     if (!base_candidate) result.base_reason = base_at->screen == Screen::invalid ? "invalid" : "out of memory";
 
+    const auto screened_at = std::chrono::steady_clock::now();
+    result.screen_s = std::chrono::duration<double>(screened_at - started).count();
     Replays replays(config_path, options, progress);
     replays.run(by_bound, base_candidate);
     result.ranked = replays.take();
+    result.replay_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - screened_at).count();
     result.counts.simulated = static_cast<std::int64_t>(result.ranked.size());
-    result.counts.pruned_bound = static_cast<std::int64_t>(by_bound.size()) - result.counts.simulated;
+    result.counts.invalid += replays.failed();
+    result.counts.pruned_bound =
+        static_cast<std::int64_t>(by_bound.size()) - result.counts.simulated - replays.failed();
     std::sort(result.ranked.begin(), result.ranked.end(), faster);
     for (std::size_t i = 0; i < result.ranked.size(); ++i) {
       if (result.ranked[i].is_base) result.base_index = i;
     }
+    if (base_candidate && !result.base_index) result.base_reason = "its replay failed";
     if (result.base_index) {  // exact unless a plan left unreplayed might beat it
       const double base_ms = result.ranked[*result.base_index].metrics.step_time_ms;
       std::set<std::string> replayed;

@@ -62,7 +62,11 @@ struct SearchResult {
   bool base_rank_exact = true;
   std::string base_reason;
   SearchCounts counts;
-  double wall_s = 0.0;  // not part of the deterministic output
+  // Wall times, not part of the deterministic output: all of it, and the
+  // two phases (loading and screening every plan; replaying).
+  double wall_s = 0.0;
+  double screen_s = 0.0;
+  double replay_s = 0.0;
 };
 
 // Throws ConfigError when the config itself does not load or has no

@@ -46,8 +46,6 @@ TEST_CASE("pruning by bound keeps the exhaustive search's top plans", "[study][s
     CHECK(pruned.ranked[i].metrics.step_time_ms == exhaustive.ranked[i].metrics.step_time_ms);
   }
   check_bounds_hold(exhaustive);
-  // Every plan outside the top N that was pruned is slower than the N-th.
-  CHECK(exhaustive.ranked[kTop - 1].metrics.step_time_ms <= exhaustive.ranked[kTop].metrics.step_time_ms);
 }
 
 TEST_CASE("the same search gives the same ranking on 1 and 3 threads", "[study][search]") {
