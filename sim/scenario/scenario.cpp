@@ -186,6 +186,11 @@ std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s, int rank
 
 }  // namespace
 
+Catalogues Catalogues::load() {
+  return Catalogues{DeviceCatalogue::load(), LinkKindTable::load(), CollectiveTuning::load(),
+                    ModelCatalogue::load_file(ModelCatalogue::default_path())};
+}
+
 double rank_gpu_capacity_bytes(const Scenario& s, std::uint32_t rank) {
   const auto& part = s.system.part(s.system.gpus()[s.trace.gpu_index(rank)]);
   return static_cast<double>(s.catalogue.gpu(part.model).memory_capacity);
@@ -223,9 +228,10 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   const ConfigNode root = ConfigNode::load_file(config_path);
   const ConfigOverrides file_overrides = apply_root_overrides(root, options.overrides);
   expect_section(root, "run");
-  Scenario s{DeviceCatalogue::load(),
-             LinkKindTable::load(),
-             CollectiveTuning::load(),
+  const Catalogues* shared = options.catalogues;
+  Scenario s{shared ? shared->devices : DeviceCatalogue::load(),
+             shared ? shared->link_kinds : LinkKindTable::load(),
+             shared ? shared->tuning : CollectiveTuning::load(),
              System{},
              WorkloadSpec{},
              Trace{},
@@ -246,7 +252,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     s.collectives = load_collective_overrides(root, s.system, s.trace);
     return s;
   }
-  s.workload = parse_workload(workload_node);
+  s.workload = shared ? parse_workload(workload_node, shared->models) : parse_workload(workload_node);
   if (s.workload.inference && !options.memory_only) {
     workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
   }

@@ -74,8 +74,9 @@ class Progress {
 // Loads the config with the plan written over it: invalid (the loader's
 // ConfigError, or a kernel the GPU cannot run), out of memory by the
 // estimate, or fits, with the compute-stream lower bound on its step time.
-void screen(const std::string& config_path, Candidate& c) {
+void screen(const std::string& config_path, const Catalogues& catalogues, Candidate& c) {
   ScenarioOptions options;
+  options.catalogues = &catalogues;
   options.allow_out_of_memory = true;
   options.skip_trace_when_out_of_memory = true;
   options.overrides = plan_overrides(c.plan, kSearchOrigin);
@@ -104,9 +105,10 @@ std::int64_t gpus_per_node(const System& system) {
 }
 
 // The config's own scenario, checked to hold a transformer plan to search.
-Scenario load_base(const std::string& config_path) {
+Scenario load_base(const std::string& config_path, const Catalogues& catalogues) {
   ScenarioOptions options;
   options.allow_out_of_memory = true;
+  options.catalogues = &catalogues;
   Scenario base = load_scenario(config_path, options);
   const WorkloadSpec& w = base.workload;
   if (base.replays_trace_file || w.mlp || w.cnn) {
@@ -132,8 +134,9 @@ double nth_best_ms(std::vector<double> times, std::size_t n) {
 
 class Replays {
  public:
-  Replays(const std::string& config_path, const SearchOptions& options, Progress& progress)
-      : config_path_(config_path), options_(options), progress_(progress) {}
+  Replays(const std::string& config_path, const Catalogues& catalogues, const SearchOptions& options,
+          Progress& progress)
+      : config_path_(config_path), catalogues_(catalogues), options_(options), progress_(progress) {}
 
   // Replays candidates in ascending bound order (the config's own plan
   // first, whatever its bound), pruning between fixed-size batches.
@@ -170,7 +173,7 @@ class Replays {
     std::vector<std::optional<PointOutcome>> outcomes(batch.size());
     parallel_for(batch.size(), options_.jobs, [&](std::size_t i) {
       try {
-        outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin));
+        outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin), &catalogues_);
       } catch (const std::exception&) {
         outcomes[i].reset();
       }
@@ -188,6 +191,7 @@ class Replays {
   }
 
   const std::string& config_path_;
+  const Catalogues& catalogues_;
   const SearchOptions& options_;
   Progress& progress_;
   std::vector<SearchedPlan> done_;
@@ -204,8 +208,9 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
   SearchResult result;
   result.config_path = config_path;
   Progress progress(options);
+  const Catalogues catalogues = Catalogues::load();
   {
-    const Scenario base = load_base(config_path);
+    const Scenario base = load_base(config_path, catalogues);
     result.system_label = base.labels.system;
     result.model = base.workload.model.name;
     result.world = base.workload.parallel.world_size();
@@ -229,7 +234,7 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
 
     std::atomic<std::size_t> screened{0};
     parallel_for(candidates.size(), options.jobs, [&](std::size_t i) {
-      screen(config_path, candidates[i]);
+      screen(config_path, catalogues, candidates[i]);
       progress.report("screening", ++screened, candidates.size());
     });
 
@@ -249,7 +254,7 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
 
     const auto screened_at = std::chrono::steady_clock::now();
     result.screen_s = std::chrono::duration<double>(screened_at - started).count();
-    Replays replays(config_path, options, progress);
+    Replays replays(config_path, catalogues, options, progress);
     replays.run(by_bound, base_candidate);
     result.ranked = replays.take();
     result.replay_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - screened_at).count();

