@@ -51,7 +51,7 @@ void print_header(const Scenario& s, std::ostream& out) {
 boost::program_options::options_description memory_options() { return {}; }
 
 int memory_command_main(const ParsedOptions& options, std::ostream& out) {
-  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, true, {}});
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, true, {}, false, nullptr});
   if (s.replays_trace_file) throw UsageError("the workload is a trace file; memory is estimated from a model and plan");
   print_header(s, out);
   std::vector<std::string> out_of_memory;

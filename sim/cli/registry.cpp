@@ -13,6 +13,7 @@ Options route_options();
 Options trace_options();
 Options sweep_options();
 Options sweep_merge_options();
+Options search_options();
 int run_command_main(const ParsedOptions& options, std::ostream& out);
 int check_command_main(const ParsedOptions& options, std::ostream& out);
 int memory_command_main(const ParsedOptions& options, std::ostream& out);
@@ -21,6 +22,7 @@ int route_command_main(const ParsedOptions& options, std::ostream& out);
 int trace_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
+int search_command_main(const ParsedOptions& options, std::ostream& out);
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands{
@@ -41,6 +43,9 @@ const std::vector<Command>& all_commands() {
       {"sweep merge", "sweep merge DIR [options]",
        "join the shards `sweep --shard I/N --out DIR` wrote into the outputs of a serial run", 1, sweep_merge_options,
        sweep_merge_command_main},
+      {"search", "search CONFIG [options]",
+       "find the fastest parallel plan (TP, PP, DP, micro-batch, recompute, ZeRO, EP) for the config's model", 1,
+       search_options, search_command_main},
   };
   return commands;
 }

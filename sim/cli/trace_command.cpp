@@ -40,7 +40,7 @@ po::options_description trace_options() {
 int trace_command_main(const ParsedOptions& options, std::ostream& out) {
   // An estimate over a GPU's memory does not stop an export: the user may be
   // about to edit the trace.
-  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, {}});
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, {}, false, nullptr});
   std::string description = s.labels.workload;
   Trace trace = s.trace;
   if (options.values.count("ranks")) {

@@ -8,6 +8,7 @@
 #include "models/devices/compute_model.hpp"
 #include "models/network/system_collective_topology.hpp"
 #include "sim/core/huge_page_arena.hpp"
+#include "sim/exec/compute_bound.hpp"
 #include "sim/exec/host_endpoints.hpp"
 
 namespace simctl {
@@ -196,9 +197,7 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
 }
 
 TimePs Executor::kernel_time(const RankState& state, OpIndex op) const {
-  const TimePs base = state.kernels->time[op];
-  const double speed = state.compute_speed;
-  return speed == 1.0 ? base : seconds_to_ps(ps_to_seconds(base) / speed);
+  return kernel_time_at_speed(state.kernels->time[op], state.compute_speed);
 }
 
 // The op after the running kernel on the compute stream, or kNoOp.

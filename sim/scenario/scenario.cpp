@@ -172,10 +172,10 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
          sample;
 }
 
-std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s) {
+std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s, int ranks) {
   const RankGrid grid(s.workload.parallel);
   std::vector<std::vector<MemoryItem>> out;
-  for (std::uint32_t r = 0; r < s.trace.ranks.size(); ++r) {
+  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
     const StageMemory& row = memory_of_rank(s.memory, s.workload, grid.coord(r).pipeline, r == 0);
     std::vector<MemoryItem> items;
     for (const auto& use : row.items) items.push_back({use.name, use.bytes});
@@ -185,6 +185,11 @@ std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s) {
 }
 
 }  // namespace
+
+Catalogues Catalogues::load() {
+  return Catalogues{DeviceCatalogue::load(), LinkKindTable::load(), CollectiveTuning::load(),
+                    ModelCatalogue::load_file(ModelCatalogue::default_path())};
+}
 
 double rank_gpu_capacity_bytes(const Scenario& s, std::uint32_t rank) {
   const auto& part = s.system.part(s.system.gpus()[s.trace.gpu_index(rank)]);
@@ -223,9 +228,10 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   const ConfigNode root = ConfigNode::load_file(config_path);
   const ConfigOverrides file_overrides = apply_root_overrides(root, options.overrides);
   expect_section(root, "run");
-  Scenario s{DeviceCatalogue::load(),
-             LinkKindTable::load(),
-             CollectiveTuning::load(),
+  const Catalogues* shared = options.catalogues;
+  Scenario s{shared ? shared->devices : DeviceCatalogue::load(),
+             shared ? shared->link_kinds : LinkKindTable::load(),
+             shared ? shared->tuning : CollectiveTuning::load(),
              System{},
              WorkloadSpec{},
              Trace{},
@@ -246,7 +252,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     s.collectives = load_collective_overrides(root, s.system, s.trace);
     return s;
   }
-  s.workload = parse_workload(workload_node);
+  s.workload = shared ? parse_workload(workload_node, shared->models) : parse_workload(workload_node);
   if (s.workload.inference && !options.memory_only) {
     workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
   }
@@ -257,19 +263,24 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     s.collectives = load_collective_overrides(root, s.system, s.trace);  // no trace: the section alone
     return s;
   }
-  s.trace = build_trace(s.workload, ranks);
-  s.collectives = load_collective_overrides(root, s.system, s.trace);
+  // Memory first (it needs only the plan and where each rank runs, which
+  // the trace builders also take from parallel.gpus), so a plan that does
+  // not fit can be refused, or kept without a trace, before the trace's cost.
   s.labels = RunLabels{describe_system(s.system), describe_workload(s.workload, ranks)};
   s.memory = estimate_memory(s.workload);
-  s.rank_memory = per_rank_memory(s);
-  if (!options.allow_out_of_memory) {
-    if (auto rank = first_out_of_memory_rank(s)) {
+  s.trace.gpu_of_rank = s.workload.parallel.gpus;
+  s.rank_memory = per_rank_memory(s, ranks);
+  if (auto rank = first_out_of_memory_rank(s)) {
+    if (!options.allow_out_of_memory) {
       workload_node.child("micro_batch")
           .fail("out of memory: " + describe_out_of_memory(s, *rank) +
                 "; see `simctl memory` for the breakdown, and lower micro_batch, recompute activations or shard "
                 "with ZeRO/FSDP or more TP/PP (`simctl run --ignore-memory` simulates it anyway)");
     }
+    if (options.skip_trace_when_out_of_memory) return s;
   }
+  s.trace = build_trace(s.workload, ranks);
+  s.collectives = load_collective_overrides(root, s.system, s.trace);
   return s;
 }
 

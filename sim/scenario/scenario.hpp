@@ -36,6 +36,17 @@ struct Scenario {
   CollectiveOverrides collectives;                   // `collectives:`: pinned algorithms, SHARP (Executor)
 };
 
+// The catalogues every scenario is checked against. Parsing them is most of
+// a small scenario's load time, so a plan search loads them once and hands
+// them to every plan's load (ScenarioOptions::catalogues).
+struct Catalogues {
+  DeviceCatalogue devices;
+  LinkKindTable link_kinds;
+  CollectiveTuning tuning;
+  ModelCatalogue models;
+  static Catalogues load();  // the data root's (as load_scenario loads them)
+};
+
 struct ScenarioOptions {
   // A plan whose estimated memory exceeds a GPU's capacity is a ConfigError
   // (naming the stage and the numbers) unless this is set, as `simctl memory`
@@ -48,6 +59,12 @@ struct ScenarioOptions {
   // Fields written over the config's own (a sweep point, a searched plan);
   // they reach into the system and workload files the config names.
   ConfigOverrides overrides;
+  // With allow_out_of_memory: a plan over a GPU's capacity loads with its
+  // memory estimate but without a trace (empty), since nothing will replay
+  // it; a plan search prunes such plans and skips the trace's cost.
+  bool skip_trace_when_out_of_memory = false;
+  // Loaded once for many scenarios; null: load_scenario loads its own.
+  const Catalogues* catalogues = nullptr;
 };
 
 // Throws ConfigError (file:line:col, field, what is valid) on any bad input.

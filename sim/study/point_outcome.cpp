@@ -66,9 +66,11 @@ std::string_view to_string(PointStatus status) {
   return "?";
 }
 
-PointOutcome evaluate_point(const std::string& config_path, const ConfigOverrides& overrides) {
+PointOutcome evaluate_point(const std::string& config_path, const ConfigOverrides& overrides,
+                            const Catalogues* catalogues) {
   PointOutcome out;
   ScenarioOptions options;
+  options.catalogues = catalogues;
   options.allow_out_of_memory = true;  // judged below, so the row keeps its memory figures
   options.overrides = overrides;
   std::optional<Scenario> scenario;

@@ -12,6 +12,8 @@
 
 namespace simctl {
 
+struct Catalogues;
+
 enum class PointStatus { ok, invalid, out_of_memory };
 
 std::string_view to_string(PointStatus status);  // "ok", "invalid", "out_of_memory"
@@ -49,6 +51,9 @@ struct PointOutcome {
 // Loads `config_path` with `overrides` and replays it. A ConfigError becomes
 // an `invalid` outcome and an estimate over a GPU's capacity an
 // `out_of_memory` one (not replayed); other exceptions propagate.
-PointOutcome evaluate_point(const std::string& config_path, const ConfigOverrides& overrides);
+// `catalogues`, when given, are used instead of loading the data root's
+// (ScenarioOptions::catalogues).
+PointOutcome evaluate_point(const std::string& config_path, const ConfigOverrides& overrides,
+                            const Catalogues* catalogues = nullptr);
 
 }  // namespace simctl

@@ -35,7 +35,7 @@ std::string write_config(const std::string& name, const std::string& text) {
 }
 
 Scenario memory_scenario(const std::string& extra_lines) {
-  return load_scenario(write_config("ok", llama_config(extra_lines)), ScenarioOptions{true, true, {}});
+  return load_scenario(write_config("ok", llama_config(extra_lines)), ScenarioOptions{true, true, {}, false, nullptr});
 }
 
 double bytes_of(const StageMemory& row, const std::string& name) {

@@ -94,7 +94,7 @@ TEST_CASE("a plan that does not fit in GPU memory gives the numbers", "[plans][b
   CHECK_THAT(message, Catch::Contains("activations"));
   CHECK_THAT(message, Catch::Contains("80.0 GiB"));
   // `simctl memory` still shows the breakdown of the same plan.
-  const Scenario shown = load_scenario(path, ScenarioOptions{true, false, {}});
+  const Scenario shown = load_scenario(path, ScenarioOptions{true, false, {}, false, nullptr});
   CHECK(first_out_of_memory_rank(shown).has_value());
 }
 

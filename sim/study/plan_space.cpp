@@ -1,0 +1,168 @@
+#include "sim/study/plan_space.hpp"
+
+#include <algorithm>
+
+namespace simctl {
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+bool tensor_fits(const TransformerSpec& m, std::int64_t tp) {
+  const bool heads = m.heads % tp == 0 && m.kv_heads % tp == 0 && m.ffn % tp == 0;
+  return heads && (!m.moe() || m.expert_width() % tp == 0);
+}
+
+// Powers of two up to the per-replica batch, and the base's own micro-batch.
+std::vector<std::int64_t> micro_batches(std::int64_t per_replica, std::int64_t base) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t mb = 1; mb <= std::max<std::int64_t>(per_replica, 1); mb *= 2) out.push_back(mb);
+  if (std::find(out.begin(), out.end(), base) == out.end() && base <= per_replica) out.push_back(base);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Pipeline schedules for one split: 1F1B, and interleaved with each number
+// of chunks per stage that divides the layers, where Megatron allows it.
+std::vector<std::int64_t> virtual_stage_counts(std::int64_t layers, std::int64_t pp, std::int64_t grad_accum) {
+  std::vector<std::int64_t> out{1};
+  if (pp < 3 || grad_accum % pp != 0) return out;
+  for (std::int64_t v = 2; pp * v <= layers; ++v) {
+    if (layers % (pp * v) == 0) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Strategy> strategies(std::int64_t dp, std::int64_t ep) {
+  if (dp == 1) return {Strategy::ddp};
+  if (ep > 1) return {Strategy::ddp, Strategy::zero1, Strategy::zero2};
+  return {Strategy::ddp, Strategy::zero1, Strategy::zero2, Strategy::zero3};
+}
+
+std::vector<std::int64_t> expert_degrees(const TransformerSpec& m, std::int64_t dp) {
+  if (!m.moe()) return {1};
+  std::vector<std::int64_t> out;
+  for (std::int64_t ep : divisors(m.experts)) {
+    if (dp % ep == 0) out.push_back(ep);
+  }
+  return out;
+}
+
+std::string yaml_bool(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
+std::string_view to_string(ActivationRecompute recompute) {
+  switch (recompute) {
+    case ActivationRecompute::none: return "none";
+    case ActivationRecompute::selective: return "selective";
+    case ActivationRecompute::full: return "full";
+  }
+  return "?";
+}
+
+std::string_view to_string(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::ddp: return "ddp";
+    case Strategy::data_parallel: return "data_parallel";
+    case Strategy::zero1: return "zero1";
+    case Strategy::zero2: return "zero2";
+    case Strategy::zero3: return "zero3";
+    case Strategy::fsdp: return "fsdp";
+  }
+  return "?";
+}
+
+std::string_view schedule_name(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved: return "interleaved";
+  }
+  return "?";
+}
+
+std::string virtual_stages_text(const Plan& p) {
+  return p.schedule == PipelineSchedule::gpipe ? "gpipe" : std::to_string(p.virtual_stages);
+}
+
+Plan plan_of(const WorkloadSpec& w) {
+  const ParallelPlan& p = w.parallel;
+  return Plan{p.tensor,      p.pipeline, p.data,      p.schedule, p.virtual_stages,
+              w.micro_batch, p.sequence, w.recompute, w.strategy, p.expert};
+}
+
+std::string plan_text(const Plan& p) {
+  return "tp=" + std::to_string(p.tensor) + " pp=" + std::to_string(p.pipeline) + " dp=" + std::to_string(p.data) +
+         " v=" + virtual_stages_text(p) + " mb=" + std::to_string(p.micro_batch) +
+         " sp=" + (p.sequence ? "on" : "off") + " recompute=" + std::string(to_string(p.recompute)) +
+         " strategy=" + std::string(to_string(p.strategy)) + " ep=" + std::to_string(p.expert);
+}
+
+ConfigOverrides plan_overrides(const Plan& p, const SourceLocation& origin) {
+  const auto field = [&](const char* path, std::string value) {
+    return ConfigOverride{path, std::move(value), origin};
+  };
+  return {
+      field("workload.parallel.data", std::to_string(p.data)),
+      field("workload.parallel.tensor", std::to_string(p.tensor)),
+      field("workload.parallel.pipeline", std::to_string(p.pipeline)),
+      field("workload.parallel.sequence", yaml_bool(p.sequence)),
+      field("workload.parallel.schedule", std::string(schedule_name(p.schedule))),
+      field("workload.parallel.virtual_stages", std::to_string(p.virtual_stages)),
+      field("workload.parallel.expert", std::to_string(p.expert)),
+      field("workload.micro_batch", std::to_string(p.micro_batch)),
+      field("workload.activation_recompute", std::string(to_string(p.recompute))),
+      field("workload.strategy", std::string(to_string(p.strategy))),
+  };
+}
+
+PlanSpace enumerate_plans(const WorkloadSpec& base, std::int64_t world, std::int64_t gpus_per_node) {
+  PlanSpace space;
+  space.max_tensor = gpus_per_node;
+  const TransformerSpec& m = base.model;
+  const std::int64_t global = base.global_batch;
+  constexpr ActivationRecompute kRecomputes[] = {ActivationRecompute::none, ActivationRecompute::selective,
+                                                 ActivationRecompute::full};
+  for (std::int64_t tp : divisors(world)) {
+    if (tp > gpus_per_node || !tensor_fits(m, tp)) continue;
+    for (std::int64_t pp : divisors(world / tp)) {
+      if (m.layers % pp != 0) continue;
+      const std::int64_t dp = world / (tp * pp);
+      const std::int64_t per_replica = global / dp;
+      for (std::int64_t mb : micro_batches(per_replica, base.micro_batch)) {
+        const std::vector<bool> sequence_options = tp == 1   ? std::vector<bool>{false}
+                                                   : m.moe() ? std::vector<bool>{true}
+                                                             : std::vector<bool>{false, true};
+        const std::vector<std::int64_t> eps = expert_degrees(m, dp);
+        std::int64_t variants = 0;
+        for (std::int64_t ep : eps) variants += static_cast<std::int64_t>(strategies(dp, ep).size());
+        if (global % (mb * dp) != 0) {  // counted with every variant the split would have had
+          space.skipped_batch += variants * static_cast<std::int64_t>(sequence_options.size()) * 3;
+          continue;
+        }
+        for (std::int64_t v : virtual_stage_counts(m.layers, pp, global / (mb * dp))) {
+          for (bool sp : sequence_options) {
+            for (ActivationRecompute recompute : kRecomputes) {
+              for (std::int64_t ep : eps) {
+                for (Strategy strategy : strategies(dp, ep)) {
+                  const PipelineSchedule schedule =
+                      v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+                  space.plans.push_back(Plan{tp, pp, dp, schedule, v, mb, sp, recompute, strategy, ep});
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return space;
+}
+
+}  // namespace simctl
