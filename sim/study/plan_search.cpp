@@ -169,11 +169,17 @@ class Replays {
  private:
   // A replay that throws (or, which screening rules out, does not run) is
   // counted as invalid rather than ending the search.
+  //
+  // A plan slower than the N-th best known before its batch can never rank
+  // in the top N (that N-th best only falls), so only its time is kept; the
+  // config's own plan is always reported on.
   void replay(const std::vector<const Candidate*>& batch) {
     std::vector<std::optional<PointOutcome>> outcomes(batch.size());
+    const double report_up_to_ms = nth_best_ms(times_, options_.top);
     parallel_for(batch.size(), options_.jobs, [&](std::size_t i) {
       try {
-        outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin), &catalogues_);
+        const double up_to = batch[i]->is_base ? std::numeric_limits<double>::infinity() : report_up_to_ms;
+        outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin), &catalogues_, up_to);
       } catch (const std::exception&) {
         outcomes[i].reset();
       }

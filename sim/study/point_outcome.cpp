@@ -67,7 +67,7 @@ std::string_view to_string(PointStatus status) {
 }
 
 PointOutcome evaluate_point(const std::string& config_path, const ConfigOverrides& overrides,
-                            const Catalogues* catalogues) {
+                            const Catalogues* catalogues, double report_up_to_ms) {
   PointOutcome out;
   ScenarioOptions options;
   options.catalogues = catalogues;
@@ -92,6 +92,11 @@ PointOutcome evaluate_point(const std::string& config_path, const ConfigOverride
   const StudyCosts costs = study_costs(s, CostDefaults::load());
   Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
   const ExecutionResult result = executor.run();
+  if (ps_to_seconds(result.step_time) * 1e3 > report_up_to_ms) {
+    out.metrics.step_time_ms = ps_to_seconds(result.step_time) * 1e3;
+    out.metrics.reported = false;
+    return out;
+  }
   const StepReport report =
       build_step_report(s.trace, result, s.system, s.catalogue, s.labels, {costs.spec, s.rank_memory});
   add_report(report, costs, out.metrics);

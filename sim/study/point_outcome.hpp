@@ -4,6 +4,7 @@
 // exactly as `simctl run` replays it, reduced to the figures a study row
 // shows. A point that cannot run is an outcome too, with its reason.
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,9 @@ struct PointMetrics {
   double average_power_w = 0.0;
   std::string pricing_source;
   std::string power_source;
+  // False when the replay was timed but not reported on (evaluate_point's
+  // `report_up_to_ms`): only step_time_ms and the memory figures are set.
+  bool reported = true;
 };
 
 struct PointOutcome {
@@ -52,8 +56,11 @@ struct PointOutcome {
 // an `invalid` outcome and an estimate over a GPU's capacity an
 // `out_of_memory` one (not replayed); other exceptions propagate.
 // `catalogues`, when given, are used instead of loading the data root's
-// (ScenarioOptions::catalogues).
+// (ScenarioOptions::catalogues). A replay slower than `report_up_to_ms` is
+// not reported on (a search that already knows N faster plans needs only
+// its time; building the report is a fifth of a replay's cost).
 PointOutcome evaluate_point(const std::string& config_path, const ConfigOverrides& overrides,
-                            const Catalogues* catalogues = nullptr);
+                            const Catalogues* catalogues = nullptr,
+                            double report_up_to_ms = std::numeric_limits<double>::infinity());
 
 }  // namespace simctl
