@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -13,6 +14,7 @@
 #include "sim/cli/progress_bar.hpp"
 #include "sim/study/best_plan_config.hpp"
 #include "sim/study/plan_search.hpp"
+#include "sim/study/process_group.hpp"
 
 namespace po = boost::program_options;
 
@@ -198,14 +200,20 @@ int search_command_main(const ParsedOptions& options, std::ostream& out) {
   SearchOptions search;
   search.top = value_or<std::size_t>(options, "top", 10);
   if (search.top == 0) throw UsageError("--top must be at least 1");
-  search.jobs = value_or<unsigned>(options, "jobs", std::max(1u, std::thread::hardware_concurrency()));
+  search.jobs = value_or<unsigned>(options, "jobs", default_threads_per_process());
   if (search.jobs == 0) throw UsageError("--jobs must be at least 1");
   search.prune_by_bound = options.values.count("exhaustive") == 0;
+  const std::unique_ptr<ProcessGroup> processes = launched_process_group();
+  search.processes = processes.get();
   const SearchResult result = [&] {
-    ProgressBar progress;
-    progress.stage("searching plans");
+    std::optional<ProgressBar> progress;  // rank 0's alone
+    if (processes->rank() == 0) {
+      progress.emplace();
+      progress->stage("searching plans");
+    }
     return search_plans(config, search);
   }();
+  if (processes->rank() != 0) return 0;  // every rank has the result; rank 0 prints and writes it
   out << render_table(result, search.top);
   const std::string json = value_or<std::string>(options, "json", "");
   if (!json.empty()) {
@@ -220,10 +228,11 @@ int search_command_main(const ParsedOptions& options, std::ostream& out) {
   }
   const std::int64_t loaded = result.counts.considered - result.counts.skipped_batch;
   char timing[160];
-  std::snprintf(timing, sizeof timing,
-                "search took %.2f s on %u threads (%.2f s screening, %.2f s replaying): %.0f plans/s screened\n",
-                result.wall_s, search.jobs, result.screen_s, result.replay_s,
-                static_cast<double>(loaded) / std::max(result.wall_s, 1e-9));
+  std::snprintf(
+      timing, sizeof timing,
+      "search took %.2f s on %u threads per process (%.2f s screening, %.2f s replaying): %.0f plans/s screened\n",
+      result.wall_s, search.jobs, result.screen_s, result.replay_s,
+      static_cast<double>(loaded) / std::max(result.wall_s, 1e-9));
   std::cerr << timing;
   return 0;
 }

@@ -35,17 +35,12 @@ std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
   return {shard, shards};
 }
 
-int default_jobs() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
-
 // Under mpirun, ranks sharing a machine share its cores unless --jobs says
 // otherwise.
 int threads_per_process(const ParsedOptions& options) {
   const int jobs = options.values["jobs"].as<int>();
   if (jobs < 1) throw UsageError("--jobs must be at least 1");
-  if (!options.values["jobs"].defaulted()) return jobs;
-  const char* local_ranks = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const int sharing = local_ranks != nullptr ? std::max(1, std::atoi(local_ranks)) : 1;
-  return std::max(1, jobs / sharing);
+  return options.values["jobs"].defaulted() ? static_cast<int>(default_threads_per_process()) : jobs;
 }
 
 // Runs `points` on this process's threads, or on every MPI rank's; rows
@@ -86,7 +81,8 @@ po::options_description output_options() {
 
 po::options_description sweep_options() {
   po::options_description named = output_options();
-  named.add_options()("jobs,j", po::value<int>()->default_value(default_jobs())->value_name("N"),
+  named.add_options()("jobs,j",
+                      po::value<int>()->default_value(static_cast<int>(default_threads_per_process()))->value_name("N"),
                       "points simulated at once, one per thread (default: the machine's cores)")(
       "shard", po::value<std::string>()->value_name("I/N"),
       "run only shard I of N (1-based: the points whose number % N is I-1); needs --out")(

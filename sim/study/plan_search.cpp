@@ -13,6 +13,7 @@
 #include "sim/config/config_node.hpp"
 #include "sim/exec/compute_bound.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/study/sweep_rows.hpp"
 
 namespace simctl {
 namespace {
@@ -55,6 +56,15 @@ void parallel_for(std::size_t count, unsigned jobs, Body body) {
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+// The positions of `count` items this process takes: rank, rank + size, ...
+std::vector<std::size_t> share_of(std::size_t count, const ProcessGroup& group) {
+  std::vector<std::size_t> mine;
+  for (auto i = static_cast<std::size_t>(group.rank()); i < count; i += static_cast<std::size_t>(group.size())) {
+    mine.push_back(i);
+  }
+  return mine;
 }
 
 class Progress {
@@ -132,11 +142,46 @@ double nth_best_ms(std::vector<double> times, std::size_t n) {
   return times[n - 1];
 }
 
+// Every rank's screening results, on every rank.
+void share_screens(ProcessGroup& group, const std::vector<std::size_t>& mine, std::vector<Candidate>& candidates) {
+  nlohmann::json sent = nlohmann::json::array();
+  for (std::size_t i : mine) {
+    sent.push_back({i, static_cast<int>(candidates[i].screen), candidates[i].bound});
+  }
+  for (const std::string& text : group.all_gather(sent.dump())) {
+    for (const nlohmann::json& entry : nlohmann::json::parse(text)) {
+      Candidate& c = candidates.at(entry.at(0).get<std::size_t>());
+      c.screen = static_cast<Screen>(entry.at(1).get<int>());
+      c.bound = entry.at(2).get<TimePs>();
+      c.bound_ms = ps_to_seconds(c.bound) * 1e3;
+    }
+  }
+}
+
+// Every rank's replay outcomes of a batch, on every rank (null: it threw).
+void share_outcomes(ProcessGroup& group, const std::vector<std::size_t>& mine,
+                    std::vector<std::optional<PointOutcome>>& outcomes) {
+  nlohmann::json sent = nlohmann::json::array();
+  for (std::size_t i : mine) {
+    sent.push_back({i, outcomes[i] ? row_to_json(PointRow{i, *outcomes[i]}) : nlohmann::json()});
+  }
+  for (const std::string& text : group.all_gather(sent.dump())) {
+    for (const nlohmann::json& entry : nlohmann::json::parse(text)) {
+      auto& outcome = outcomes.at(entry.at(0).get<std::size_t>());
+      if (entry.at(1).is_null()) {
+        outcome.reset();
+      } else {
+        outcome = row_from_json(entry.at(1)).outcome;
+      }
+    }
+  }
+}
+
 class Replays {
  public:
   Replays(const std::string& config_path, const Catalogues& catalogues, const SearchOptions& options,
-          Progress& progress)
-      : config_path_(config_path), catalogues_(catalogues), options_(options), progress_(progress) {}
+          Progress& progress, ProcessGroup& group)
+      : config_path_(config_path), catalogues_(catalogues), options_(options), progress_(progress), group_(group) {}
 
   // Replays candidates in ascending bound order (the config's own plan
   // first, whatever its bound), pruning between fixed-size batches.
@@ -176,7 +221,9 @@ class Replays {
   void replay(const std::vector<const Candidate*>& batch) {
     std::vector<std::optional<PointOutcome>> outcomes(batch.size());
     const double report_up_to_ms = nth_best_ms(times_, options_.top);
-    parallel_for(batch.size(), options_.jobs, [&](std::size_t i) {
+    const std::vector<std::size_t> mine = share_of(batch.size(), group_);
+    parallel_for(mine.size(), options_.jobs, [&](std::size_t k) {
+      const std::size_t i = mine[k];
       try {
         const double up_to = batch[i]->is_base ? std::numeric_limits<double>::infinity() : report_up_to_ms;
         outcomes[i] = evaluate_point(config_path_, plan_overrides(batch[i]->plan, kSearchOrigin), &catalogues_, up_to);
@@ -185,6 +232,7 @@ class Replays {
       }
       progress_.report("simulating", ++replayed_, total_);
     });
+    if (group_.size() > 1) share_outcomes(group_, mine, outcomes);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (!outcomes[i] || outcomes[i]->status != PointStatus::ok) {
         ++failed_;
@@ -200,6 +248,7 @@ class Replays {
   const Catalogues& catalogues_;
   const SearchOptions& options_;
   Progress& progress_;
+  ProcessGroup& group_;
   std::vector<SearchedPlan> done_;
   std::vector<double> times_;
   std::atomic<std::size_t> replayed_{0};
@@ -214,6 +263,8 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
   SearchResult result;
   result.config_path = config_path;
   Progress progress(options);
+  SingleProcess alone;
+  ProcessGroup& group = options.processes ? *options.processes : alone;
   const Catalogues catalogues = Catalogues::load();
   {
     const Scenario base = load_base(config_path, catalogues);
@@ -238,11 +289,13 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
     base_at->is_base = true;
     result.counts.considered = static_cast<std::int64_t>(candidates.size()) + space.skipped_batch;
 
+    const std::vector<std::size_t> mine = share_of(candidates.size(), group);
     std::atomic<std::size_t> screened{0};
-    parallel_for(candidates.size(), options.jobs, [&](std::size_t i) {
-      screen(config_path, catalogues, candidates[i]);
-      progress.report("screening", ++screened, candidates.size());
+    parallel_for(mine.size(), options.jobs, [&](std::size_t k) {
+      screen(config_path, catalogues, candidates[mine[k]]);
+      progress.report("screening", ++screened, mine.size());
     });
+    if (group.size() > 1) share_screens(group, mine, candidates);
 
     std::vector<const Candidate*> by_bound;
     const Candidate* base_candidate = nullptr;
@@ -260,7 +313,7 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
 
     const auto screened_at = std::chrono::steady_clock::now();
     result.screen_s = std::chrono::duration<double>(screened_at - started).count();
-    Replays replays(config_path, catalogues, options, progress);
+    Replays replays(config_path, catalogues, options, progress, group);
     replays.run(by_bound, base_candidate);
     result.ranked = replays.take();
     result.replay_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - screened_at).count();

@@ -17,6 +17,7 @@
 
 #include "sim/study/plan_space.hpp"
 #include "sim/study/point_outcome.hpp"
+#include "sim/study/process_group.hpp"
 
 namespace simctl {
 
@@ -25,6 +26,10 @@ struct SearchOptions {
   unsigned jobs = 1;           // threads for loading and replaying
   bool prune_by_bound = true;  // false: replay every plan that fits (exhaustive)
   std::size_t batch_size = 8;  // plans replayed between pruning decisions (not jobs: determinism)
+  // The processes (MPI ranks) sharing the work, each screening and replaying
+  // its share on `jobs` threads; null: this process alone. Every rank
+  // returns the same result.
+  ProcessGroup* processes = nullptr;
   // Called from worker threads (serialised) as plans are screened and replayed.
   std::function<void(const char* phase, std::size_t done, std::size_t total)> on_progress;
 };

@@ -16,6 +16,9 @@ class ProcessGroup {
   virtual int size() const = 0;
   // On rank 0: every rank's text, in rank order. Elsewhere: empty.
   virtual std::vector<std::string> gather(const std::string& mine) = 0;
+  // On every rank: every rank's text, in rank order (a search's ranks all
+  // need each batch's results to choose the next batch alike).
+  virtual std::vector<std::string> all_gather(const std::string& mine) = 0;
 };
 
 class SingleProcess final : public ProcessGroup {
@@ -23,7 +26,12 @@ class SingleProcess final : public ProcessGroup {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::vector<std::string> gather(const std::string& mine) override { return {mine}; }
+  std::vector<std::string> all_gather(const std::string& mine) override { return {mine}; }
 };
+
+// Threads a process runs by default: the machine's cores, shared among the
+// MPI ranks started on this machine (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE).
+unsigned default_threads_per_process();
 
 // True when built with MPI (CMake option SIMCTL_WITH_MPI).
 bool built_with_mpi();

@@ -1,7 +1,7 @@
-// The sweep spread over processes the way clusters run it: `mpirun -np 2`
-// (when simctl was built with MPI) and the Slurm array script with a fake
-// array environment. Both must write what a serial sweep writes, byte for
-// byte.
+// Sweeps and searches spread over processes the way clusters run them:
+// `mpirun -np 2` (when simctl was built with MPI) and the Slurm array script
+// with a fake array environment. Each must write what one process writes,
+// byte for byte.
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -68,5 +68,19 @@ TEST_CASE("mpirun -np 2 writes what the serial sweep writes", "[cli][sweep][mpi]
   // Rank 0 alone prints: one table, not two.
   const std::string printed = read_text(out("mpi.txt"));
   CHECK(printed.find("8 points: ") == printed.rfind("8 points: "));
+}
+
+TEST_CASE("mpirun -np 2 searches to the same ranking as one process", "[cli][search][mpi]") {
+  const Folder out("mpi_search");
+  const std::string config = std::string(SIMCTL_SOURCE_DIR) + "/configs/dgx_a100x8_megatron_22b.yaml";
+  const auto serial = run_simctl("search " + config + " --jobs 1 --json " + out("serial.json"));
+  REQUIRE(serial.exit_code == 0);
+  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                             std::string(SIMCTL_MPIEXEC) + " --oversubscribe -np 2 " + SIMCTL_BINARY;
+  REQUIRE(shell(mpirun + " search " + config + " --jobs 1 --json " + out("mpi.json") + " >" + out("mpi.txt") + " 2>" +
+                out("mpi.err")) == 0);
+  INFO(read_text(out("mpi.err")));
+  CHECK(read_text(out("mpi.json")) == read_text(out("serial.json")));
+  CHECK(read_text(out("mpi.txt")) == serial.out);
 }
 #endif
