@@ -195,8 +195,8 @@ void bind_expert_groups(const WorkloadSpec& spec, const RankGrid& grid, std::uin
     if (k / e == d / e) expert.push_back(data[static_cast<std::size_t>(k)]);
     if (k % e == d % e) expert_data.push_back(data[static_cast<std::size_t>(k)]);
   }
-  out.groups.push_back(groups.id(expert));
-  out.groups.push_back(groups.id(expert_data));
+  out.groups.push_back(groups.id(expert, kExpertGroup));
+  out.groups.push_back(groups.id(expert_data, kExpertDataGroup));
 }
 
 // Binds a rank's slots: its TP and DP groups, its EP and expert-DP groups,
@@ -207,14 +207,16 @@ RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_
   const std::int64_t p = spec.parallel.pipeline;
   RankTrace out;
   out.program = static_cast<std::uint32_t>(at.pipeline);
-  out.groups = {groups.id(grid.group(rank, ParallelDim::tensor)), groups.id(grid.group(rank, ParallelDim::data))};
+  out.groups = {groups.id(grid.group(rank, ParallelDim::tensor), kTensorGroup),
+                groups.id(grid.group(rank, ParallelDim::data), kDataGroup)};
   bind_expert_groups(spec, grid, rank, groups, out);
   auto at_stage = [&](std::int64_t stage) {
     RankCoord c = at;
     c.pipeline = (stage + p) % p;
     return grid.rank(c);
   };
-  if (ties_embeddings(spec, at.pipeline)) out.groups.push_back(groups.id({at_stage(0), at_stage(p - 1)}));
+  if (ties_embeddings(spec, at.pipeline))
+    out.groups.push_back(groups.id({at_stage(0), at_stage(p - 1)}, embedding_slot(spec)));
   out.peers = {at_stage(at.pipeline - 1), at_stage(at.pipeline + 1)};
   return out;
 }

@@ -32,13 +32,14 @@ std::vector<OpIndex> RankOps::deps_on_last_compute() const {
   return last_compute_ ? std::vector<OpIndex>{*last_compute_} : std::vector<OpIndex>{};
 }
 
-std::uint32_t GroupTable::id(const std::vector<std::uint32_t>& members) {
-  auto at = std::lower_bound(index_.begin(), index_.end(), members,
-                             [](const auto& entry, const auto& key) { return entry.first < key; });
-  if (at != index_.end() && at->first == members) return at->second;
+std::uint32_t GroupTable::id(const std::vector<std::uint32_t>& members, std::uint32_t communicator) {
+  Key key{communicator, members};
+  auto at = std::lower_bound(index_.begin(), index_.end(), key,
+                             [](const auto& entry, const Key& k) { return entry.first < k; });
+  if (at != index_.end() && at->first == key) return at->second;
   const auto id = static_cast<std::uint32_t>(groups_.size());
   groups_.push_back(members);
-  index_.insert(at, {members, id});
+  index_.insert(at, {std::move(key), id});
   return id;
 }
 

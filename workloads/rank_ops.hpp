@@ -33,15 +33,22 @@ class RankOps {
   std::vector<Wait> waits_;
 };
 
-// Deduplicated process groups: the same member list gets the same index.
+// Deduplicated process groups: the same communicator over the same members
+// gets the same index.
 class GroupTable {
  public:
-  std::uint32_t id(const std::vector<std::uint32_t>& members);
+  // The id of the group `members` form as communicator `communicator` (the
+  // program's slot). Two communicators over the same ranks are two groups,
+  // as in NCCL: each keeps its own order of calls. (With expert = data, a
+  // stage's EP group has the DP group's members; sharing one id mixed their
+  // calls and crashed the replay.)
+  std::uint32_t id(const std::vector<std::uint32_t>& members, std::uint32_t communicator);
   std::vector<std::vector<std::uint32_t>> take() { return std::move(groups_); }
 
  private:
   std::vector<std::vector<std::uint32_t>> groups_;
-  std::vector<std::pair<std::vector<std::uint32_t>, std::uint32_t>> index_;  // sorted by members
+  using Key = std::pair<std::uint32_t, std::vector<std::uint32_t>>;  // (communicator, members)
+  std::vector<std::pair<Key, std::uint32_t>> index_;                 // sorted by key
 };
 
 }  // namespace simctl

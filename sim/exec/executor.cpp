@@ -325,7 +325,15 @@ void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const Collec
   }
   const std::uint32_t group = trace_.group(rank, call);
   OpenCalls& open = open_calls_[group];
-  const std::size_t position = open.head + (counters[call.group]++ - open.first_call);
+  const std::uint32_t number = counters[call.group]++;
+  // A member can only be at or ahead of the group's oldest open call; behind
+  // it means two communicators share one group id (a trace built wrongly).
+  if (number < open.first_call || open.head + (number - open.first_call) > open.calls.size()) {
+    throw std::logic_error("rank " + std::to_string(rank) + " makes call " + std::to_string(number) + " on group " +
+                           std::to_string(group) + ", whose calls before " + std::to_string(open.first_call) +
+                           " are done: two communicators share the group");
+  }
+  const std::size_t position = open.head + (number - open.first_call);
   if (position == open.calls.size()) open.calls.push_back(calls_.acquire());
   const std::uint32_t instance = open.calls[position];
   calls_[instance].arrived.emplace_back(rank, op);

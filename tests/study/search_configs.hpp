@@ -37,8 +37,7 @@ workload:
 
 // A small mixture of experts (4 experts, top-2) on one DGX H100. Three
 // heads and three layers leave TP 1 and PP 1, so the space is EP, ZeRO,
-// micro-batch and recompute: `simctl run` itself crashes (a replay bug, not
-// the search's) on MoE plans with EP 4 under PP 2 or TP 2 at DP 4.
+// micro-batch and recompute (and stays small).
 inline std::string small_moe_config() {
   return write_search_config("small_moe.yaml", R"(name: search test, a small MoE on one DGX H100
 system: SYSTEMS/dgx_h100.yaml
