@@ -86,7 +86,9 @@ void write_at(YAML::Node tree, const std::vector<PathStep>& steps, std::size_t f
                                             "(sweep the file name itself, or write that part inline)"
                                       : std::string("not a mapping")));
     } else if (!last && !node[step.key]) {
-      fail_at(o, "the base config has no '" + describe_prefix(steps, i + 1) + "' to lead to the field");
+      // A section the base leaves out (`pricing:`, `workload.parallel:`)
+      // starts empty; the loader then checks the keys written into it.
+      node[step.key] = YAML::Node(YAML::NodeType::Map);
     }
     if (last) {
       if (step.index) {

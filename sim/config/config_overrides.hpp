@@ -28,8 +28,9 @@ using ConfigOverrides = std::vector<ConfigOverride>;
 
 // Writes every override whose path starts with `prefix` (a top-level key such
 // as "system", or "" for the root) into `tree`, the YAML at that prefix.
-// A path must lead through existing mappings and list elements; only its last
-// key may be new. Throws ConfigError at the override's origin otherwise.
+// A path leads through mappings (one the base lacks starts empty) and
+// existing list elements. Throws ConfigError at the override's origin when
+// it runs into a value that is not a mapping or past a list's end.
 void apply_overrides(YAML::Node tree, std::string_view prefix, const ConfigOverrides& overrides);
 
 // The first top-level key of a path: "system" for "system.nodes[0].count".
