@@ -61,11 +61,43 @@ void check_mlp_plan(const ConfigNode& node, const WorkloadSpec& spec) {
   if (spec.strategy != Strategy::ddp) node.child("strategy").fail("an MLP or CNN model supports strategy ddp only");
 }
 
-PipelineSchedule parse_schedule(const ConfigNode& node) {
-  const std::string name = node.as_choice({"gpipe", "1f1b", "interleaved"});
-  if (name == "gpipe") return PipelineSchedule::gpipe;
-  return name == "1f1b" ? PipelineSchedule::one_f_one_b : PipelineSchedule::interleaved;
+// Each choice's config word, in the enum's order.
+template <class Enum, std::size_t N>
+using WordTable = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr WordTable<PipelineSchedule, 3> kScheduleWords{{{PipelineSchedule::gpipe, "gpipe"},
+                                                         {PipelineSchedule::one_f_one_b, "1f1b"},
+                                                         {PipelineSchedule::interleaved, "interleaved"}}};
+constexpr WordTable<Strategy, 6> kStrategyWords{{{Strategy::ddp, "ddp"},
+                                                 {Strategy::data_parallel, "data_parallel"},
+                                                 {Strategy::zero1, "zero1"},
+                                                 {Strategy::zero2, "zero2"},
+                                                 {Strategy::zero3, "zero3"},
+                                                 {Strategy::fsdp, "fsdp"}}};
+constexpr WordTable<ActivationRecompute, 3> kRecomputeWords{{{ActivationRecompute::none, "none"},
+                                                             {ActivationRecompute::selective, "selective"},
+                                                             {ActivationRecompute::full, "full"}}};
+
+template <class Enum, std::size_t N>
+Enum parse_word(const ConfigNode& node, const WordTable<Enum, N>& table) {
+  std::vector<std::string> words;
+  for (const auto& [value, word] : table) words.emplace_back(word);
+  const std::string name = node.as_choice(words);
+  for (const auto& [value, word] : table) {
+    if (word == name) return value;
+  }
+  return table.front().first;  // as_choice accepted only the table's words
 }
+
+template <class Enum, std::size_t N>
+std::string_view word_of(Enum choice, const WordTable<Enum, N>& table) {
+  for (const auto& [value, word] : table) {
+    if (value == choice) return word;
+  }
+  return "?";
+}
+
+PipelineSchedule parse_schedule(const ConfigNode& node) { return parse_word(node, kScheduleWords); }
 
 ParallelDim parse_dim(const ConfigNode& node) {
   const std::string name = node.as_choice({"tensor", "data", "pipeline"});
@@ -162,19 +194,10 @@ void set_batches(const ConfigNode& node, WorkloadSpec& spec) {
 
 ActivationRecompute parse_recompute(const ConfigNode& node) {
   if (!node.has("activation_recompute")) return ActivationRecompute::none;
-  const std::string name = node.choice("activation_recompute", {"none", "selective", "full"});
-  if (name == "full") return ActivationRecompute::full;
-  return name == "selective" ? ActivationRecompute::selective : ActivationRecompute::none;
+  return parse_word(node.child("activation_recompute"), kRecomputeWords);
 }
 
-Strategy parse_strategy(const ConfigNode& node) {
-  const std::string name = node.as_choice({"ddp", "data_parallel", "zero1", "zero2", "zero3", "fsdp"});
-  if (name == "ddp") return Strategy::ddp;
-  if (name == "data_parallel") return Strategy::data_parallel;
-  if (name == "zero1") return Strategy::zero1;
-  if (name == "zero2") return Strategy::zero2;
-  return name == "zero3" ? Strategy::zero3 : Strategy::fsdp;
-}
+Strategy parse_strategy(const ConfigNode& node) { return parse_word(node, kStrategyWords); }
 
 std::string frameworks_path() { return data_root() + "/workloads/frameworks.yaml"; }
 
@@ -337,5 +360,9 @@ WorkloadSpec load_workload_file(const std::string& path) {
   expect_section(root, "workload_file");
   return parse_workload(root.child("workload"));
 }
+
+std::string_view config_word(PipelineSchedule schedule) { return word_of(schedule, kScheduleWords); }
+std::string_view config_word(Strategy strategy) { return word_of(strategy, kStrategyWords); }
+std::string_view config_word(ActivationRecompute recompute) { return word_of(recompute, kRecomputeWords); }
 
 }  // namespace simctl

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/config_node.hpp"
@@ -59,6 +60,13 @@ enum class Optimizer : std::uint8_t { adam };
 // (softmax, dropout, QK^T and AV), re-run it in backward (Korthikanti et al.
 // 2022). full: keep only each layer's input and re-run the layer.
 enum class ActivationRecompute : std::uint8_t { none, selective, full };
+
+// The word a config writes for each choice ("1f1b", "zero2", "selective"):
+// the parser reads them and `simctl search` writes its plans with them, from
+// one table each (workload_config.cpp).
+std::string_view config_word(PipelineSchedule schedule);
+std::string_view config_word(Strategy strategy);
+std::string_view config_word(ActivationRecompute recompute);
 // flash: FlashAttention-2 (no s^2 tensor). unfused: Megatron-LM's 2021-22
 // core attention, two batched GEMMs around a fused scale-mask-softmax and a
 // dropout, all over the full b*a*s^2 score tensor.

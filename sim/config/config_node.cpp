@@ -194,11 +194,13 @@ FlopRate ConfigNode::as_flop_rate() const {
 }
 
 std::string ConfigNode::as_choice(std::initializer_list<std::string_view> options) const {
+  return as_choice(std::vector<std::string>(options.begin(), options.end()));
+}
+
+std::string ConfigNode::as_choice(const std::vector<std::string>& options) const {
   const std::string text = as_string();
-  for (auto o : options) {
-    if (o == text) return text;
-  }
-  fail("'" + text + "' is not valid; choose " + join_choices(std::vector<std::string>(options.begin(), options.end())));
+  if (std::find(options.begin(), options.end(), text) != options.end()) return text;
+  fail("'" + text + "' is not valid; choose " + join_choices(options));
 }
 
 std::string ConfigNode::string_or(std::string_view key, std::string fallback) const {

@@ -55,6 +55,7 @@ class ConfigNode {
   TimePs as_time() const;          // "2 us"; must be >= 0
   FlopRate as_flop_rate() const;   // "989 TFLOP/s"; must be > 0
   std::string as_choice(std::initializer_list<std::string_view> options) const;
+  std::string as_choice(const std::vector<std::string>& options) const;
 
   // Keyed shorthands: required, or with a default when the key is absent.
   std::string string(std::string_view key) const { return child(key).as_string(); }

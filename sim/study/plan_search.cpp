@@ -58,15 +58,6 @@ void parallel_for(std::size_t count, unsigned jobs, Body body) {
   }
 }
 
-// The positions of `count` items this process takes: rank, rank + size, ...
-std::vector<std::size_t> share_of(std::size_t count, const ProcessGroup& group) {
-  std::vector<std::size_t> mine;
-  for (auto i = static_cast<std::size_t>(group.rank()); i < count; i += static_cast<std::size_t>(group.size())) {
-    mine.push_back(i);
-  }
-  return mine;
-}
-
 class Progress {
  public:
   explicit Progress(const SearchOptions& options) : callback_(options.on_progress) {}

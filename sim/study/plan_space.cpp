@@ -57,36 +57,6 @@ std::string yaml_bool(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
 
-std::string_view to_string(ActivationRecompute recompute) {
-  switch (recompute) {
-    case ActivationRecompute::none: return "none";
-    case ActivationRecompute::selective: return "selective";
-    case ActivationRecompute::full: return "full";
-  }
-  return "?";
-}
-
-std::string_view to_string(Strategy strategy) {
-  switch (strategy) {
-    case Strategy::ddp: return "ddp";
-    case Strategy::data_parallel: return "data_parallel";
-    case Strategy::zero1: return "zero1";
-    case Strategy::zero2: return "zero2";
-    case Strategy::zero3: return "zero3";
-    case Strategy::fsdp: return "fsdp";
-  }
-  return "?";
-}
-
-std::string_view schedule_name(PipelineSchedule schedule) {
-  switch (schedule) {
-    case PipelineSchedule::gpipe: return "gpipe";
-    case PipelineSchedule::one_f_one_b: return "1f1b";
-    case PipelineSchedule::interleaved: return "interleaved";
-  }
-  return "?";
-}
-
 std::string virtual_stages_text(const Plan& p) {
   return p.schedule == PipelineSchedule::gpipe ? "gpipe" : std::to_string(p.virtual_stages);
 }
@@ -100,8 +70,8 @@ Plan plan_of(const WorkloadSpec& w) {
 std::string plan_text(const Plan& p) {
   return "tp=" + std::to_string(p.tensor) + " pp=" + std::to_string(p.pipeline) + " dp=" + std::to_string(p.data) +
          " v=" + virtual_stages_text(p) + " mb=" + std::to_string(p.micro_batch) +
-         " sp=" + (p.sequence ? "on" : "off") + " recompute=" + std::string(to_string(p.recompute)) +
-         " strategy=" + std::string(to_string(p.strategy)) + " ep=" + std::to_string(p.expert);
+         " sp=" + (p.sequence ? "on" : "off") + " recompute=" + std::string(config_word(p.recompute)) +
+         " strategy=" + std::string(config_word(p.strategy)) + " ep=" + std::to_string(p.expert);
 }
 
 ConfigOverrides plan_overrides(const Plan& p, const SourceLocation& origin) {
@@ -113,12 +83,12 @@ ConfigOverrides plan_overrides(const Plan& p, const SourceLocation& origin) {
       field("workload.parallel.tensor", std::to_string(p.tensor)),
       field("workload.parallel.pipeline", std::to_string(p.pipeline)),
       field("workload.parallel.sequence", yaml_bool(p.sequence)),
-      field("workload.parallel.schedule", std::string(schedule_name(p.schedule))),
+      field("workload.parallel.schedule", std::string(config_word(p.schedule))),
       field("workload.parallel.virtual_stages", std::to_string(p.virtual_stages)),
       field("workload.parallel.expert", std::to_string(p.expert)),
       field("workload.micro_batch", std::to_string(p.micro_batch)),
-      field("workload.activation_recompute", std::string(to_string(p.recompute))),
-      field("workload.strategy", std::string(to_string(p.strategy))),
+      field("workload.activation_recompute", std::string(config_word(p.recompute))),
+      field("workload.strategy", std::string(config_word(p.strategy))),
   };
 }
 

@@ -42,10 +42,6 @@ Plan plan_of(const WorkloadSpec& workload);
 // tie-break) by it.
 std::string plan_text(const Plan& plan);
 
-std::string_view to_string(ActivationRecompute recompute);  // "none", "selective", "full"
-std::string_view to_string(Strategy strategy);              // as the config writes it: "ddp", "zero1", ...
-// "1f1b", "interleaved" or "gpipe" as the config writes it.
-std::string_view schedule_name(PipelineSchedule schedule);
 // "3", or "gpipe" for a GPipe schedule: the table's v column.
 std::string virtual_stages_text(const Plan& plan);
 

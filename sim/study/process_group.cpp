@@ -84,6 +84,14 @@ class MpiWorld final : public ProcessGroup {
 
 }  // namespace
 
+std::vector<std::size_t> share_of(std::size_t count, const ProcessGroup& group) {
+  std::vector<std::size_t> mine;
+  for (auto i = static_cast<std::size_t>(group.rank()); i < count; i += static_cast<std::size_t>(group.size())) {
+    mine.push_back(i);
+  }
+  return mine;
+}
+
 unsigned default_threads_per_process() {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const char* local_ranks = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");

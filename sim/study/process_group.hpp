@@ -29,6 +29,10 @@ class SingleProcess final : public ProcessGroup {
   std::vector<std::string> all_gather(const std::string& mine) override { return {mine}; }
 };
 
+// The positions of `count` work items this process takes: rank, rank +
+// size, rank + 2 size, ... (all of them for a single process).
+std::vector<std::size_t> share_of(std::size_t count, const ProcessGroup& group);
+
 // Threads a process runs by default: the machine's cores, shared among the
 // MPI ranks started on this machine (Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE).
 unsigned default_threads_per_process();

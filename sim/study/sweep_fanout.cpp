@@ -6,8 +6,7 @@ namespace simctl {
 
 std::vector<std::uint64_t> points_of_process(const std::vector<std::uint64_t>& points, const ProcessGroup& group) {
   std::vector<std::uint64_t> mine;
-  const auto size = static_cast<std::size_t>(group.size());
-  for (std::size_t i = static_cast<std::size_t>(group.rank()); i < points.size(); i += size) mine.push_back(points[i]);
+  for (std::size_t i : share_of(points.size(), group)) mine.push_back(points[i]);
   return mine;
 }
 
