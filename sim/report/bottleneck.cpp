@@ -33,10 +33,19 @@ std::string arrow(const std::string& tier) {
   return out;
 }
 
+// The tier whose most used link runs closest to its capacity, then the one
+// busy longest: links on the path of a flow throttled elsewhere (PCIe under a
+// 25 GbE NIC) are busy as long as that flow, but they do not limit it.
+bool used_more(const TierReport& a, const TierReport& b) {
+  if (a.max_bandwidth_utilisation != b.max_bandwidth_utilisation)
+    return a.max_bandwidth_utilisation > b.max_bandwidth_utilisation;
+  return a.max_utilisation > b.max_utilisation;
+}
+
 const TierReport* busiest_tier(const StepReport& report) {
   const TierReport* best = nullptr;
   for (const TierReport& t : report.tiers) {
-    if (t.busy_links > 0 && (!best || t.max_utilisation > best->max_utilisation)) best = &t;
+    if (t.busy_links > 0 && (!best || used_more(t, *best))) best = &t;
   }
   return best;
 }

@@ -60,8 +60,14 @@ std::vector<LinkReport> link_reports(const ExecutionResult& result, const System
 std::vector<LinkReport> busiest_links(const std::vector<LinkReport>& links, std::size_t count) {
   std::vector<LinkReport> busy;
   std::copy_if(links.begin(), links.end(), std::back_inserter(busy), [](const LinkReport& l) { return l.busy > 0; });
-  // Stable, over links in id order: ties keep the lower id first, every run.
-  std::stable_sort(busy.begin(), busy.end(), [](const LinkReport& a, const LinkReport& b) { return a.busy > b.busy; });
+  // By the share of capacity used, then by busy time: a link carrying a flow
+  // throttled elsewhere is busy as long as the flow lasts, yet it is the
+  // link running near its capacity that limits the step. Stable, over links
+  // in id order: ties keep the lower id first, every run.
+  std::stable_sort(busy.begin(), busy.end(), [](const LinkReport& a, const LinkReport& b) {
+    if (a.bandwidth_utilisation != b.bandwidth_utilisation) return a.bandwidth_utilisation > b.bandwidth_utilisation;
+    return a.busy > b.busy;
+  });
   if (busy.size() > count) busy.resize(count);
   return busy;
 }
@@ -79,6 +85,7 @@ std::vector<TierReport> tier_reports(const std::vector<LinkReport>& links, const
     t.mean_utilisation += l.utilisation;
     t.max_utilisation = std::max(t.max_utilisation, l.utilisation);
     t.mean_bandwidth_utilisation += l.bandwidth_utilisation;
+    t.max_bandwidth_utilisation = std::max(t.max_bandwidth_utilisation, l.bandwidth_utilisation);
   }
   for (TierReport& t : tiers) {
     t.mean_utilisation /= t.links;

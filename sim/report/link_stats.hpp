@@ -32,6 +32,7 @@ struct TierReport {
   double mean_utilisation = 0.0;  // busy fraction, mean over the tier's links
   double max_utilisation = 0.0;
   double mean_bandwidth_utilisation = 0.0;
+  double max_bandwidth_utilisation = 0.0;  // average bandwidth / capacity of its most used link
   // Capacity into the tier's source switches from below over their capacity
   // up this tier (2.0 is 2:1); 0 unless both ends are network switches.
   double oversubscription = 0.0;

@@ -51,6 +51,7 @@ json tier_json(const TierReport& t) {
           {"mean_utilisation", t.mean_utilisation},
           {"max_utilisation", t.max_utilisation},
           {"mean_bandwidth_utilisation", t.mean_bandwidth_utilisation},
+          {"max_bandwidth_utilisation", t.max_bandwidth_utilisation},
           {"oversubscription", t.oversubscription}};
 }
 

@@ -2,7 +2,6 @@
 // set against the same job on one GPU.
 #include <catch2/catch.hpp>
 
-#include "tests/cli/run_binary.hpp"
 #include "tests/labs/lab_report.hpp"
 
 using namespace simctl;
