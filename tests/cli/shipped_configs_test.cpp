@@ -29,3 +29,27 @@ TEST_CASE("every shipped run config passes check", "[cli][configs]") {
   }
   CHECK(checked >= 10);
 }
+
+// The labs' run configs (files with a top-level `workload:`; the labs also
+// hold system files and studies) must pass too: students run them as given.
+// A config written to show a plan that does not fit says so with the line
+// `# expect: out of memory`, and must be refused for exactly that.
+TEST_CASE("every lab's run config passes check", "[cli][configs][labs]") {
+  const auto dir = std::filesystem::path(SIMCTL_SOURCE_DIR) / "labs";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string text = simctl::testing::read_text(entry.path());
+    if (text.rfind("workload:", 0) != 0 && text.find("\nworkload:") == std::string::npos) continue;
+    const auto result = run_simctl("check " + entry.path().string());
+    INFO(entry.path().string() << ": " << result.err);
+    if (text.find("# expect: out of memory") != std::string::npos) {
+      CHECK(result.exit_code == 2);  // a config error
+      CHECK(result.err.find("out of memory") != std::string::npos);
+    } else {
+      CHECK(result.exit_code == 0);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
