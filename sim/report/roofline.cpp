@@ -17,14 +17,24 @@ std::string without_layer_prefix(const std::string& name) {
   std::size_t i = kLayer.size();
   while (i < name.size() && is_digit(name[i])) ++i;
   if (i == kLayer.size() || i >= name.size() || name[i] != '.') return name;
+  // A CNN stage's blocks are numbered too: "layer2.3.conv1" is conv1 of
+  // block 3 of stage 2.
+  for (std::size_t next = i + 1; next < name.size() && is_digit(name[next]);) {
+    std::size_t end = next;
+    while (end < name.size() && is_digit(name[end])) ++end;
+    if (end >= name.size() || name[end] != '.') break;
+    i = end;
+    next = end + 1;
+  }
   return name.substr(i + 1);
 }
 
 }  // namespace
 
 std::string op_group_name(const std::string& op_name) {
-  // A transformer block's ops are named alike in every block ("ln1", "ln2"
-  // differ in place, not index); other models number their layers.
+  // Inside a numbered block the digits name a role ("ln1" and "ln2" of a
+  // transformer block, "conv1" to "conv3" of a bottleneck); elsewhere they
+  // number layers ("conv12" of a plain CNN).
   const std::string in_block = without_layer_prefix(op_name);
   if (in_block != op_name) return in_block;
   std::string out;

@@ -15,8 +15,9 @@
 namespace simctl {
 
 // Ops of one name once the layer index is dropped: "layer7.qkv.dgrad" ->
-// "qkv.dgrad", "layer7.ln2" -> "ln2"; outside transformer blocks every digit
-// goes: "conv12.wgrad" -> "conv.wgrad", "bn3" -> "bn".
+// "qkv.dgrad", "layer7.ln2" -> "ln2", "layer2.3.conv1.wgrad" (ResNet stage 2,
+// block 3) -> "conv1.wgrad"; outside numbered blocks every digit goes:
+// "conv12.wgrad" -> "conv.wgrad", "bn3" -> "bn".
 std::string op_group_name(const std::string& op_name);
 
 struct OpGroup {

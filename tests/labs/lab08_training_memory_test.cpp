@@ -77,7 +77,7 @@ TEST_CASE("Lab 8: the largest model that trains grows from an RTX 3090 to an H10
   REQUIRE(r.exit_code == 0);
   const json sweep = json::parse(read_text(file));
   std::filesystem::remove(file);
-  const std::size_t models = sweep.at("axes").at(1).at("values").size();  // by size, smallest first
+  const std::size_t models = sweep.at("axes").back().at("values").size();  // workload.model, smallest first
   const json& points = sweep.at("points");
   REQUIRE(points.size() == 3 * models);
   // Points run in nested-loop order: system (slowest), then model.
