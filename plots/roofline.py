@@ -63,7 +63,7 @@ def draw(data, out):
     rows = math.ceil(len(devices) / cols)
     fig = common.figure()
     axes = fig.subplots(rows, cols, squeeze=False)
-    for ax, device in zip([a for row in axes for a in row], devices):
+    for ax, device in zip([a for row in axes for a in row][1:], devices[1:]):
         draw_device(ax, device)
     for ax in [a for row in axes for a in row][len(devices):]:
         ax.set_visible(False)
@@ -72,8 +72,12 @@ def draw(data, out):
                for k in kinds]
     handles += [common.plt.Line2D([], [], linestyle="", marker=m, color="grey", label=f"{b}-bound")
                 for b, m in BOUND_MARKERS.items()]
-    fig.legend(handles=handles, loc="upper right", fontsize=7, ncol=len(handles))
-    fig.suptitle(f"Roofline: {data['workload']} (rank {data['rank']}, op groups)", fontweight="bold", x=0.3)
+    # Kinds and bounds once, in the first panel's empty upper left.
+    first = axes[0][0]
+    first.add_artist(first.legend(handles=handles, loc="upper left", fontsize=6, ncol=2))
+    draw_device(first, devices[0])
+    fig.suptitle(f"Roofline per device, op groups of rank {data['rank']} (FLOP/s against FLOP/B)\n{data['workload']}",
+                 fontweight="bold", fontsize=10)
     common.save(fig, out)
 
 

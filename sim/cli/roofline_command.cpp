@@ -116,25 +116,28 @@ int roofline_command_main(const ParsedOptions& options, std::ostream& out) {
   if (rank >= s.trace.rank_count())
     throw UsageError("--rank " + std::to_string(rank) + " is not a rank of this config (it has " +
                      std::to_string(s.trace.rank_count()) + ")");
+  // Every device is looked up before anything is printed: a bad id prints nothing but its error.
+  std::vector<GpuSpec> devices;
+  for (const std::string& id : device_ids(options, s, rank)) {
+    try {
+      devices.push_back(roofline_device(s.catalogue, id));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--device: ") + e.what());
+    }
+  }
   const std::vector<OpGroup> groups = group_compute_ops(s.trace.ops(rank));
   out << s.labels.workload << "\n";
   out << "rank " << rank << ": " << groups.size() << " op groups (layers together), compute dtype "
       << to_string(s.trace.compute_dtype) << "\n";
   out << "FLOP/B: arithmetic intensity; ridge FLOP/B: the group's sustained FLOP/s over sustained bandwidth, above "
          "which it is compute-bound; bound: of most of its time\n\n";
-  nlohmann::json devices = nlohmann::json::array();
-  for (const std::string& id : device_ids(options, s, rank)) {
-    GpuSpec device;
-    try {
-      device = roofline_device(s.catalogue, id);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--device: ") + e.what());
-    }
+  nlohmann::json rooflines = nlohmann::json::array();
+  for (const GpuSpec& device : devices) {
     const DeviceRoofline roofline = price_roofline(device, groups, s.trace.compute_dtype);
     print_device(roofline, out);
-    devices.push_back(to_json(roofline));
+    rooflines.push_back(to_json(roofline));
   }
-  const nlohmann::json json{{"workload", s.labels.workload}, {"rank", rank}, {"devices", devices}};
+  const nlohmann::json json{{"workload", s.labels.workload}, {"rank", rank}, {"devices", rooflines}};
   std::string json_path = option(options, "json");
   if (!json_path.empty()) write_json_file(json_path, json);
   if (const std::string plot = option(options, "plot"); !plot.empty()) {
@@ -144,11 +147,9 @@ int roofline_command_main(const ParsedOptions& options, std::ostream& out) {
       write_json_file(json_path, json);
     }
     require_matplotlib();
-    out << "wrote "
-        << run_plot_script("roofline.py", "--json " + shell_quoted(json_path),
-                           std::filesystem::path(plot) / "roofline.png")
-               .string()
-        << "\n";
+    const auto png = run_plot_script("roofline.py", "--json " + shell_quoted(json_path),
+                                     std::filesystem::path(plot) / "roofline.png");
+    out << "wrote " << png.string() << "\n";
   }
   return 0;
 }
