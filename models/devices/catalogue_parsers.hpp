@@ -18,5 +18,8 @@ StorageSpec parse_storage(const std::string& id, const ConfigNode& entry);
 std::string read_source(const ConfigNode& block);                     // required, non-empty
 double read_fraction(const ConfigNode& block, std::string_view key);  // in (0, 1]
 DType read_dtype_key(const ConfigNode& key_node, const std::string& key);
+// The peak_dense and compute_model blocks of `entry` (a GPU's, or a CPU's that
+// has them) into the fields the roofline compute model reads.
+void read_compute_figures(const ConfigNode& entry, GpuSpec& spec);
 
 }  // namespace simctl

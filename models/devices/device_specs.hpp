@@ -85,6 +85,15 @@ struct CpuSpec {
   int pcie_generation = 0;
   double tdp_watts = 0.0;
   std::string source;
+
+  // Optional: the figures that let the roofline compute model price ops on
+  // this CPU (cpu_compute.hpp), read from peak_dense and compute_model as a
+  // GPU's are. fp32 is the vector (FMA) rate; absent when the entry has none.
+  DTypeTable<FlopRate> peak_rate;
+  GpuComputeParams compute;
+  TimePs launch_overhead = 0;
+  std::map<std::string, std::string> compute_sources;  // "peak_dense", "compute_model"
+  bool has_compute_figures() const { return peak_rate.has(DType::fp32); }
 };
 
 struct MemorySpec {

@@ -111,14 +111,18 @@ GpuSpec parse_gpu(const std::string& id, const ConfigNode& entry) {
   gpu.id = id;
   gpu.name = entry.string("name");
   gpu.architecture = entry.string("architecture");
-  ConfigNode peak = entry.child("peak_dense");
-  gpu.peak_rate = read_peak_rates(peak);
-  gpu.sources["peak_dense"] = read_source(peak);
   read_memory(entry.child("memory"), gpu);
   read_interconnect(entry.child("interconnect"), gpu);
   read_power(entry.child("power"), gpu);
-  read_compute_model(entry.child("compute_model"), gpu);
+  read_compute_figures(entry, gpu);
   return gpu;
+}
+
+void read_compute_figures(const ConfigNode& entry, GpuSpec& spec) {
+  ConfigNode peak = entry.child("peak_dense");
+  spec.peak_rate = read_peak_rates(peak);
+  spec.sources["peak_dense"] = read_source(peak);
+  read_compute_model(entry.child("compute_model"), spec);
 }
 
 }  // namespace simctl

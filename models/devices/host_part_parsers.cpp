@@ -17,11 +17,24 @@ int positive_int(const ConfigNode& block, std::string_view key) {
   return static_cast<int>(block.positive_integer(key));
 }
 
+// Both blocks or neither: a peak without efficiencies cannot be priced.
+void read_cpu_compute(const ConfigNode& entry, CpuSpec& cpu) {
+  if (!entry.has("peak_dense")) entry.child("compute_model").fail("needs peak_dense beside it");
+  if (!entry.has("compute_model")) entry.child("peak_dense").fail("needs compute_model beside it");
+  GpuSpec figures;
+  read_compute_figures(entry, figures);
+  if (!figures.peak_rate.has(DType::fp32)) entry.child("peak_dense").fail("needs fp32 (the vector FMA rate)");
+  cpu.peak_rate = figures.peak_rate;
+  cpu.compute = figures.compute;
+  cpu.launch_overhead = figures.launch_overhead;
+  cpu.compute_sources = figures.sources;
+}
+
 }  // namespace
 
 CpuSpec parse_cpu(const std::string& id, const ConfigNode& entry) {
   entry.expect_keys({"name", "cores", "memory_kind", "memory_channels", "memory_bandwidth", "pcie_lanes",
-                     "pcie_generation", "tdp_watts", "source"});
+                     "pcie_generation", "tdp_watts", "source", "peak_dense", "compute_model"});
   CpuSpec cpu;
   cpu.id = id;
   cpu.name = entry.string("name");
@@ -33,6 +46,7 @@ CpuSpec parse_cpu(const std::string& id, const ConfigNode& entry) {
   cpu.pcie_generation = positive_int(entry, "pcie_generation");
   cpu.tdp_watts = positive_number(entry, "tdp_watts");
   cpu.source = read_source(entry);
+  if (entry.has("peak_dense") || entry.has("compute_model")) read_cpu_compute(entry, cpu);
   return cpu;
 }
 

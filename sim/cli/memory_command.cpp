@@ -1,6 +1,7 @@
 // `simctl memory CONFIG`: the memory estimator's breakdown per pipeline stage
 // (ranks of one stage are alike), in GiB, with the headroom left on the
-// stage's GPU and an OOM line for each stage that does not fit.
+// stage's GPU and an OOM line for each stage that does not fit; first the
+// model's exact parameter count.
 #include <algorithm>
 #include <cstdio>
 
@@ -36,8 +37,28 @@ std::uint32_t representative_rank(const Scenario& s, std::size_t row) {
   return grid.rank(RankCoord{0, 0, static_cast<std::int64_t>(row)});
 }
 
+// 22538 -> "22,538": parameter counts are read by people, and checked
+// against hand counts like 33*512+512 + 512*10+10.
+std::string with_thousands(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+void print_parameters(const Scenario& s, std::ostream& out) {
+  const std::int64_t count = parameter_count(s.workload);
+  char millions[32];
+  std::snprintf(millions, sizeof millions, "%.2f", static_cast<double>(count) / 1e6);
+  out << "parameters: " << with_thousands(count) << " (" << millions << " M) in " << s.workload.model.name << "\n";
+}
+
 void print_header(const Scenario& s, std::ostream& out) {
-  out << s.labels.workload << "\n" << s.labels.system << "\n\n";
+  out << s.labels.workload << "\n" << s.labels.system << "\n";
+  print_parameters(s, out);
+  out << "\n";
   out << "memory per rank (GiB)\n";
   out << "  row                 ";
   for (const auto& item : s.memory.front().items) {

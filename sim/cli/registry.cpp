@@ -14,6 +14,7 @@ Options trace_options();
 Options sweep_options();
 Options sweep_merge_options();
 Options search_options();
+Options roofline_options();
 int run_command_main(const ParsedOptions& options, std::ostream& out);
 int check_command_main(const ParsedOptions& options, std::ostream& out);
 int memory_command_main(const ParsedOptions& options, std::ostream& out);
@@ -23,6 +24,7 @@ int trace_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
 int search_command_main(const ParsedOptions& options, std::ostream& out);
+int roofline_command_main(const ParsedOptions& options, std::ostream& out);
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands{
@@ -31,6 +33,9 @@ const std::vector<Command>& all_commands() {
       {"check", "check CONFIG", "validate a config without running it", 1, check_options, check_command_main},
       {"memory", "memory CONFIG", "per-stage memory estimate (GiB) against GPU capacity", 1, memory_options,
        memory_command_main},
+      {"roofline", "roofline CONFIG [--device ID ...] [options]",
+       "place one rank's ops (grouped by name) on each device's roofline: FLOP/B, ridge, time, bound", 1,
+       roofline_options, roofline_command_main},
       {"collective", "collective CONFIG [options]", "nccl-tests twin: time one collective over a range of sizes", 1,
        collective_options, collective_command_main},
       {"route", "route CONFIG SRC DST [--flow KEY]", "print the path between two parts (names or gpu:RANK)", 3,
