@@ -79,7 +79,8 @@ TEST_CASE("offload parses, defaults to none, and bad values name file, line and 
 
 TEST_CASE("optimizer offload runs Adam on the host between gradient and weight copies", "[workloads][offload]") {
   const WorkloadSpec spec = parse_text(workload("{optimizer: cpu}"));
-  const std::vector<Op>& ops = build_parallel_trace(spec).programs.at(0);
+  const Trace trace = build_parallel_trace(spec);
+  const std::vector<Op>& ops = trace.programs.at(0);
   CHECK(find(ops, "optimizer.adam") == nullptr);  // no GPU step
   const Op* adam = find(ops, "optimizer.cpu_adam");
   REQUIRE(adam != nullptr);
@@ -107,7 +108,8 @@ TEST_CASE("optimizer offload runs Adam on the host between gradient and weight c
 
 TEST_CASE("activation offload copies each block out after forward and back before backward", "[workloads][offload]") {
   const WorkloadSpec spec = parse_text(workload("{activations: cpu}"));
-  const std::vector<Op>& ops = build_parallel_trace(spec).programs.at(0);
+  const Trace trace = build_parallel_trace(spec);
+  const std::vector<Op>& ops = trace.programs.at(0);
   CHECK(count_ending(ops, ".activations.offload") == 24);
   CHECK(count_ending(ops, ".activations.reload") == 24);
   const Op* out = find(ops, "mb0.layer5.activations.offload");
