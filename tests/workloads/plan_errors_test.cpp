@@ -148,6 +148,6 @@ TEST_CASE("offload that does not fit in the host's memory gives the numbers", "[
   INFO(message);
   CHECK_THAT(message, Catch::StartsWith(path + ":18:"));
   CHECK_THAT(message, Catch::Contains("workload.offload"));
-  CHECK_THAT(message, Catch::Contains("out of host memory") && Catch::Contains("104.7 GiB") &&
-                          Catch::Contains("59.6 GiB"));
+  CHECK_THAT(message,
+             Catch::Contains("out of host memory") && Catch::Contains("104.7 GiB") && Catch::Contains("59.6 GiB"));
 }
