@@ -212,12 +212,15 @@ double model_input_bytes_per_sample(const WorkloadSpec& spec) {
   return kInputBytesPerToken * static_cast<double>(spec.model.seq_len);
 }
 
+double adam_bytes_per_parameter(const WorkloadSpec& spec) {
+  double bytes = 24.0 + bytes_per_element(spec.ddp.grad_dtype);
+  if (spec.precision != DType::fp32) bytes += bytes_per_element(spec.precision);
+  return bytes;
+}
+
 ComputeWork adam_step_work(const WorkloadSpec& spec) {
   const double params = static_cast<double>(parameter_count(spec));
-  // fp32 master weights and both moments are read and written (24 bytes);
-  // the gradient is read; under mixed precision the model copy is rewritten.
-  double bytes_per_param = 24.0 + bytes_per_element(spec.ddp.grad_dtype);
-  if (spec.precision != DType::fp32) bytes_per_param += bytes_per_element(spec.precision);
+  const double bytes_per_param = adam_bytes_per_parameter(spec);
   ComputeWork w;
   w.kind = ComputeKind::optimizer;
   w.dtype = DType::fp32;

@@ -30,4 +30,11 @@ Trace build_ddp_trace(const WorkloadSpec& spec, int num_gpus);
 // moments; also writes the low-precision model copy under mixed precision).
 ComputeWork adam_step_work(const WorkloadSpec& spec);
 
+// Bytes Adam reads and writes per parameter it updates: fp32 master weights
+// and both moments read and written (24), the gradient read, and under mixed
+// precision the 16-bit model copy written (28 B for bf16). Memory-bound on a
+// GPU and on a host CPU alike (ZeRO-Offload's CPU Adam streams the same
+// tensors; Ren et al. 2021, Sec. 5.1).
+double adam_bytes_per_parameter(const WorkloadSpec& spec);
+
 }  // namespace simctl

@@ -34,7 +34,7 @@ double logits_bytes(const WorkloadSpec& spec) {
 }
 
 StageMemory inference_stage(const WorkloadSpec& spec, std::int64_t stage) {
-  StageMemory row{stage, "stage " + std::to_string(stage), {}, 1};
+  StageMemory row{stage, "stage " + std::to_string(stage), {}, 1, {}};
   const bool last = stage == spec.parallel.pipeline - 1;
   const double temporary = std::max(last ? logits_bytes(spec) : 0.0, layer_working_set_bytes(spec));
   row.items = {

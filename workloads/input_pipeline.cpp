@@ -30,7 +30,7 @@ std::vector<Op> worker_ops(const InputPipeline& input, const MicroBatchLoad& bat
                      OpPhase::data_loading,
                      stream,
                      {},
-                     HostWork{per_worker * input.preprocess_seconds_per_sample}});
+                     HostWork{per_worker * input.preprocess_seconds_per_sample, 0.0}});
   }
   return ops;
 }

@@ -1,6 +1,7 @@
 #include "workloads/memory_estimate.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "workloads/cnn_ops.hpp"
 #include "workloads/data_parallel_sync.hpp"
@@ -114,9 +115,40 @@ double largest_unit_parameters(const WorkloadSpec& spec, std::int64_t stage) {
   return largest;
 }
 
+MemoryUse& item(StageMemory& row, const std::string& name) {
+  for (MemoryUse& use : row.items) {
+    if (use.name == name) return use;
+  }
+  throw std::logic_error("memory row has no item " + name);
+}
+
+// Moves `bytes` of the row's item `name` to host memory.
+void move_to_host(StageMemory& row, const std::string& name, double bytes) {
+  item(row, name).bytes -= bytes;
+  row.host_items.push_back({name, bytes});
+}
+
+// What offload moves to host memory (see the header); the copies it costs
+// are in the trace (offload.hpp).
+void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& row) {
+  if (spec.offload.optimizer) {
+    move_to_host(row, "optimizer_states", item(row, "optimizer_states").bytes);
+    MemoryUse& gradients = item(row, "gradients");
+    row.host_items.push_back({"gradients", gradients.bytes});
+    if (spec.parallel.data == 1 && spec.grad_accum == 1) {
+      const double buffers = 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.ddp.grad_dtype);
+      gradients.bytes = std::min(gradients.bytes, buffers);
+    }
+  }
+  if (spec.offload.activations) {
+    const double kept = std::min(item(row, "activations").bytes, 2.0 * layer_activation_bytes(spec));
+    move_to_host(row, "activations", item(row, "activations").bytes - kept);
+  }
+}
+
 StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   const auto& par = spec.parallel;
-  StageMemory row{stage, "stage " + std::to_string(stage), {}, 0};
+  StageMemory row{stage, "stage " + std::to_string(stage), {}, 0, {}};
   row.items = model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
   const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
   row.in_flight = peak_in_flight(steps);
@@ -130,6 +162,7 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
     temporary += 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.precision);
   }
   row.items.push_back({"temporary", temporary});
+  offload_to_host(spec, stage, row);
   return row;
 }
 
@@ -137,7 +170,7 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
 // (2 tensors per width after the input), and the fp32 softmax of the loss.
 StageMemory mlp_row(const WorkloadSpec& spec) {
   const MlpSpec& m = *spec.mlp;
-  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1};
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1, {}};
   double saved_elements = static_cast<double>(m.widths.front());
   for (std::size_t i = 1; i < m.widths.size(); ++i) saved_elements += 2.0 * static_cast<double>(m.widths[i]);
   const double samples = static_cast<double>(spec.micro_batch);
@@ -150,7 +183,7 @@ StageMemory mlp_row(const WorkloadSpec& spec) {
 // (cnn_saved_elements_per_sample), plus the fp32 softmax of the loss.
 StageMemory cnn_row(const WorkloadSpec& spec) {
   const CnnSpec& m = *spec.cnn;
-  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1};
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1, {}};
   const double samples = static_cast<double>(spec.micro_batch);
   row.items.push_back({"activations", samples * cnn_saved_elements_per_sample(m) * bytes_per_element(spec.precision)});
   row.items.push_back({"temporary", samples * static_cast<double>(m.classes()) * kFp32Bytes});
@@ -160,10 +193,10 @@ StageMemory cnn_row(const WorkloadSpec& spec) {
 std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
-  StageMemory master{0, "master", model_state(spec, params, 0.0, true), 1};
+  StageMemory master{0, "master", model_state(spec, params, 0.0, true), 1, {}};
   master.items.push_back({"activations", activations});
   master.items.push_back({"temporary", loss_buffer_bytes(spec, static_cast<double>(spec.parallel.data))});
-  StageMemory replica{0, "replica", model_state(spec, params, 0.0, false), 1};
+  StageMemory replica{0, "replica", model_state(spec, params, 0.0, false), 1, {}};
   replica.items.push_back({"activations", activations});
   replica.items.push_back({"temporary", loss_buffer_bytes(spec, 1.0)});
   return {master, replica};
@@ -174,6 +207,12 @@ std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
 double StageMemory::total_bytes() const {
   double sum = 0.0;
   for (const auto& i : items) sum += i.bytes;
+  return sum;
+}
+
+double StageMemory::host_bytes() const {
+  double sum = 0.0;
+  for (const auto& i : host_items) sum += i.bytes;
   return sum;
 }
 

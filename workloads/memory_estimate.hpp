@@ -28,6 +28,14 @@
 // masks go: 10 -> 8 and 5 -> 2 (only the softmax output remains).
 // In-flight passes come from the stage's schedule (GPipe: m; 1F1B: p - stage;
 // interleaved: Megatron's warm-up), not from a closed formula.
+//
+// Offload (offload.hpp) moves items to the rank's host memory (`host_items`):
+//   optimizer: cpu    optimizer_states and the gradients' host copy; the GPU
+//                     keeps two units' gradient buffers while they are copied
+//                     out unit by unit (no data-parallel sync, one
+//                     micro-batch), else all its gradients
+//   activations: cpu  all but two blocks' activations (the one in use and
+//                     the one in transit)
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,8 +53,10 @@ struct StageMemory {
   std::int64_t stage = 0;
   std::string role;  // "stage 3", or "master" / "replica" for nn.DataParallel
   std::vector<MemoryUse> items;
-  std::int64_t in_flight = 0;  // chunk passes whose activations are held at the peak
+  std::int64_t in_flight = 0;         // chunk passes whose activations are held at the peak
+  std::vector<MemoryUse> host_items;  // what one rank keeps in host memory (offload); empty without
   double total_bytes() const;
+  double host_bytes() const;
 };
 
 // Bytes one layer keeps for backward, per micro-batch, on one TP rank.

@@ -5,6 +5,7 @@
 #include "workloads/data_parallel_sync.hpp"
 #include "workloads/ddp_trace.hpp"
 #include "workloads/model_flops.hpp"
+#include "workloads/offload.hpp"
 #include "workloads/pipeline_schedule.hpp"
 #include "workloads/rank_grid.hpp"
 #include "workloads/stage_layout.hpp"
@@ -32,6 +33,13 @@ struct StagePlan {
   const WorkloadSpec& spec;
   std::int64_t stage = 0;
   const std::vector<ChunkOps>* chunks = nullptr;
+};
+
+// What a stage's program carries from op to op: its data-parallel sync and
+// its offload copies.
+struct StageSync {
+  DataParallelSync& data;
+  OffloadOps& offload;
 };
 
 std::vector<ChunkOps> chunk_ops(const WorkloadSpec& spec, std::int64_t stage) {
@@ -87,7 +95,7 @@ void send(const StagePlan& plan, RankOps& ops, const std::string& name, OpPhase 
   ops.other(Op{name, phase, Stream::copy, ops.deps_on_last_compute(), t}, std::nullopt);
 }
 
-void emit_forward(const StagePlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step) {
+void emit_forward(const StagePlan& plan, RankOps& ops, StageSync sync, const PipelineStep& step) {
   const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
   const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
   if (c.chunk.first) {
@@ -100,21 +108,25 @@ void emit_forward(const StagePlan& plan, RankOps& ops, DataParallelSync& sync, c
     receive(plan, ops, prefix + "activations.recv", OpPhase::forward, kPreviousStage);
   }
   for (std::size_t u = 0; u < c.chunk.units.size(); ++u) {
-    sync.before_unit(ops, c.chunk.units[u], prefix, OpPhase::forward);
+    sync.data.before_unit(ops, c.chunk.units[u], prefix, OpPhase::forward);
+    sync.offload.before_forward(ops, prefix, u, c.chunk.units[u]);
     emit_model_ops(ops, c.forward[u], prefix);
+    sync.offload.after_forward(ops, prefix, u, c.chunk.units[u]);
   }
   if (!c.chunk.last) send(plan, ops, prefix + "activations.send", OpPhase::forward, kNextStage);
 }
 
-void emit_backward(const StagePlan& plan, RankOps& ops, DataParallelSync& sync, const PipelineStep& step,
+void emit_backward(const StagePlan& plan, RankOps& ops, StageSync sync, const PipelineStep& step,
                    bool last_micro_batch) {
   const ChunkOps& c = (*plan.chunks)[static_cast<std::size_t>(step.chunk)];
   const std::string prefix = pipeline_op_prefix(step.micro, step.chunk, plan.spec.parallel.virtual_stages);
   if (!c.chunk.last) receive(plan, ops, prefix + "grads.recv", OpPhase::backward, kNextStage);
   for (std::size_t u = c.chunk.units.size(); u-- > 0;) {
-    sync.before_unit(ops, c.chunk.units[u], prefix, OpPhase::backward);
+    sync.data.before_unit(ops, c.chunk.units[u], prefix, OpPhase::backward);
+    sync.offload.before_backward(ops, prefix, u, c.chunk.units);
     emit_model_ops(ops, c.backward[u], prefix);
-    sync.after_unit_backward(ops, c.chunk.units[u], prefix, last_micro_batch);
+    sync.data.after_unit_backward(ops, c.chunk.units[u], prefix, last_micro_batch);
+    sync.offload.after_backward(ops, prefix, c.chunk.units[u], last_micro_batch);
   }
   if (!c.chunk.first) send(plan, ops, prefix + "grads.send", OpPhase::backward, kPreviousStage);
 }
@@ -161,11 +173,12 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   const auto last_backward = last_backward_positions(steps, par.virtual_stages);
   RankOps ops;
   DataParallelSync sync(plan.spec, kDataGroup, kExpertDataGroup);
+  OffloadOps offload(plan.spec);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].forward) {
-      emit_forward(plan, ops, sync, steps[i]);
+      emit_forward(plan, ops, {sync, offload}, steps[i]);
     } else {
-      emit_backward(plan, ops, sync, steps[i], last_backward[static_cast<std::size_t>(steps[i].chunk)] == i);
+      emit_backward(plan, ops, {sync, offload}, steps[i], last_backward[static_cast<std::size_t>(steps[i].chunk)] == i);
     }
   }
   sync.finish_backward(ops);
@@ -173,9 +186,10 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   if (auto tie = emit_embedding_tie(plan, ops)) before_update.push_back(*tie);
   const double held = stage_parameters(plan.spec, plan.stage);
   const double experts = stage_expert_parameters(plan.spec, plan.stage);
-  const OpIndex update =
-      ops.compute("optimizer.adam", OpPhase::optimizer,
-                  optimizer_work(plan.spec, sync.optimizer_parameters(held, experts)), before_update);
+  const double updated = sync.optimizer_parameters(held, experts);
+  const OpIndex update = plan.spec.offload.optimizer ? offload.optimizer_step(ops, before_update, updated)
+                                                     : ops.compute("optimizer.adam", OpPhase::optimizer,
+                                                                   optimizer_work(plan.spec, updated), before_update);
   sync.after_optimizer(ops, held, experts, update);
   return ops.take();
 }

@@ -19,6 +19,9 @@ class RankOps {
   // positions ahead (0: the next) waits for it; nullopt: no compute op does.
   OpIndex other(Op op, std::optional<int> consumer_offset);
 
+  // The next compute op appended also waits for `op`.
+  void wait_before_next_compute(OpIndex op) { waits_.push_back({op, 0}); }
+
   std::optional<OpIndex> last_compute() const { return last_compute_; }
   std::vector<OpIndex> deps_on_last_compute() const;
   std::vector<Op> take() { return std::move(ops_); }

@@ -78,11 +78,16 @@ struct CopyCall {
   double bytes = 0.0;
 };
 
-// Work on the rank's host CPU that takes a known time and moves no bytes
-// over any link: a data loader's decoding and augmentation. Its time is the
-// batch's share of the loader workers' time, so it stands for the workers.
+// Work on the rank's host CPU: a data loader's decoding and augmentation,
+// which takes a known time (the batch's share of the loader workers' time),
+// or a memory-bound pass such as ZeRO-Offload's CPU Adam step, which streams
+// `memory_bytes` (read plus written) through the host's memory: the executor
+// runs those bytes as a flow over the CPU's memory bus, so the pass shares
+// that bus with copies to and from the GPU. Its time is the flow's, then
+// `seconds`.
 struct HostWork {
   double seconds = 0.0;
+  double memory_bytes = 0.0;
 };
 
 struct Op {

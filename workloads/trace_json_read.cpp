@@ -216,7 +216,9 @@ class TraceReader : public FieldReader {
           CopyCall{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path)};
     } else if (kind == "host") {
       expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:host"));
-      out.work = HostWork{non_negative(required(j, path, "seconds"), join(path, "seconds"))};
+      HostWork host{non_negative(required(j, path, "seconds"), join(path, "seconds")), 0.0};
+      if (j.contains("memory_bytes")) host.memory_bytes = non_negative(j["memory_bytes"], join(path, "memory_bytes"));
+      out.work = host;
     } else if (kind == "send" || kind == "recv") {
       expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:send_recv"));
       out.work = peer_transfer(j, path, kind == "send");

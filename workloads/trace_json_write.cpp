@@ -48,6 +48,7 @@ void add_work(ordered_json& j, const PeerTransfer& t) {
 void add_work(ordered_json& j, const HostWork& h) {
   j["kind"] = "host";
   j["seconds"] = h.seconds;
+  if (h.memory_bytes > 0.0) j["memory_bytes"] = h.memory_bytes;  // absent for loader work: files stay as they were
 }
 
 ordered_json op_json(const Op& op) {

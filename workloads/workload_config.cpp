@@ -218,6 +218,21 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
 
 bool shards_weights_strategy(Strategy s) { return s == Strategy::zero3 || s == Strategy::fsdp; }
 
+// Offload is modelled for transformers under ddp, zero1 and zero2, as
+// ZeRO-Offload runs (stage 3's parameter offload, ZeRO-Infinity, is not).
+void set_offload(const ConfigNode& node, WorkloadSpec& spec) {
+  spec.offload = parse_offload(node);
+  if (!spec.offload.any()) return;
+  if (spec.mlp || spec.cnn) {
+    node.fail("offload is modelled for transformer models (GPT, Llama); '" + spec.model.name +
+              "' is an MLP or CNN; remove offload or use offload: {optimizer: none, activations: none}");
+  }
+  if (spec.strategy == Strategy::data_parallel || shards_weights_strategy(spec.strategy)) {
+    node.fail("offload is modelled with strategy ddp, zero1 or zero2 (ZeRO-Offload), not " +
+              std::string(config_word(spec.strategy)) + "; change the strategy or remove offload");
+  }
+}
+
 ConfigNode parallel_field(const ConfigNode& workload, std::string_view key) {
   return workload.child("parallel").child(key);
 }
@@ -338,6 +353,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
+  if (auto offload = node.optional_child("offload")) set_offload(*offload, spec);
   if (spec.mlp || spec.cnn) {
     check_mlp_plan(node, spec);
   } else {

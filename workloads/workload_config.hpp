@@ -16,6 +16,7 @@
 #include "workloads/input_pipeline.hpp"
 #include "workloads/mlp_spec.hpp"
 #include "workloads/model_catalogue.hpp"
+#include "workloads/offload.hpp"
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {
@@ -102,6 +103,8 @@ struct WorkloadSpec {
   // How each micro-batch reaches the GPU (input_pipeline.hpp); the default
   // is a dataset cached in host memory, copied to the GPU ahead of use.
   InputPipeline input;
+  // What lives in host memory instead of the GPU's (offload.hpp).
+  Offload offload;
   std::string framework = "ideal";
   double kernel_time_factor = 1.0;
   // Set by `task: inference` (inference_config.hpp): served, not trained;

@@ -67,6 +67,22 @@ void print_header(const Scenario& s, std::ostream& out) {
   out << "      total   capacity   headroom  in-flight\n";
 }
 
+// What offload keeps in the rank's host memory, against its share of the
+// host's DRAM.
+void print_host_row(const Scenario& s, const StageMemory& m, std::uint32_t rank, std::ostream& out,
+                    std::vector<std::string>& over) {
+  const double capacity = rank_host_capacity_bytes(s, rank);
+  out << "    offloaded to host:";
+  for (const auto& item : m.host_items) out << " " << item.name << gib(item.bytes);
+  out << "  total" << gib(m.host_bytes()) << "  host share" << gib(capacity) << "\n";
+  if (capacity > 0.0 && m.host_bytes() > capacity) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%s (rank %u) offloads %.1f GiB but its share of host memory is %.1f GiB",
+                  m.role.c_str(), rank, m.host_bytes() / kGiB, capacity / kGiB);
+    over.push_back(line);
+  }
+}
+
 }  // namespace
 
 boost::program_options::options_description memory_options() { return {}; }
@@ -87,6 +103,7 @@ int memory_command_main(const ParsedOptions& options, std::ostream& out) {
     out << "  " << gib(m.total_bytes()) << "  " << gib(capacity) << "  " << gib(capacity - m.total_bytes()) << "  "
         << m.in_flight << "\n";
     if (m.total_bytes() > capacity) out_of_memory.push_back(describe_out_of_memory(s, rank));
+    if (!m.host_items.empty()) print_host_row(s, m, rank, out, out_of_memory);
   }
   out << "\n" << (s.workload.inference ? kInferenceNote : kTrainingNote) << "\n";
   for (const auto& line : out_of_memory) out << "OUT OF MEMORY: " << line << "\n";

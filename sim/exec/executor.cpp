@@ -191,9 +191,19 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
   if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
     start_copy(rank, op, *copy);
   } else {
-    const auto& host = std::get<HostWork>(spec.work);
-    engine_.schedule_after(seconds_to_ps(host.seconds), [this, rank, op] { finish_op(rank, op); });
+    start_host_work(rank, op, std::get<HostWork>(spec.work));
   }
+}
+
+// A host pass's bytes flow over the CPU's memory bus first, then its fixed
+// time runs; either may be zero.
+void Executor::start_host_work(std::uint32_t rank, OpIndex op, const HostWork& host) {
+  auto after_bytes = [this, rank, op, seconds = host.seconds] {
+    engine_.schedule_after(seconds_to_ps(seconds), [this, rank, op] { finish_op(rank, op); });
+  };
+  if (host.memory_bytes <= 0.0) return after_bytes();
+  const auto [from, to] = host_memory_pass_endpoints(system_, ranks_[rank].endpoint);
+  network_->start(system_.route(from, to), host.memory_bytes, after_bytes);
 }
 
 TimePs Executor::kernel_time(const RankState& state, OpIndex op) const {

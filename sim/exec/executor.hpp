@@ -122,6 +122,7 @@ class Executor {
   void launch_collective(std::uint32_t group, std::uint32_t instance);
   void finish_call(std::uint32_t instance);
   std::uint32_t usage_of(const CollectiveKind& kind);
+  void start_host_work(std::uint32_t rank, OpIndex op, const HostWork& host);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);

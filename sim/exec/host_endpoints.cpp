@@ -30,4 +30,9 @@ std::pair<EndpointId, EndpointId> copy_endpoints(const System& system, EndpointI
   return {host_memory, gpu};
 }
 
+std::pair<EndpointId, EndpointId> host_memory_pass_endpoints(const System& system, EndpointId gpu) {
+  const EndpointId host_memory = nearest_or_throw(system, gpu, PartKind::dram);
+  return {host_memory, nearest_or_throw(system, host_memory, PartKind::cpu_socket)};
+}
+
 }  // namespace simctl

@@ -15,4 +15,9 @@ class System;
 // Throws std::runtime_error naming the GPU when its node lacks the part.
 std::pair<EndpointId, EndpointId> copy_endpoints(const System& system, EndpointId gpu, CopyDirection direction);
 
+// (from, to) of the bytes a host CPU pass streams for `gpu`'s rank: from its
+// host memory (as copy_endpoints picks it) to the CPU socket nearest to that
+// memory, i.e. over the socket's memory bus.
+std::pair<EndpointId, EndpointId> host_memory_pass_endpoints(const System& system, EndpointId gpu);
+
 }  // namespace simctl

@@ -67,7 +67,9 @@ void fill_segments(const Trace& trace, const ExecutionResult& result, const Rend
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
       out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
     } else if (std::holds_alternative<HostWork>(ops[i].work)) {
-      out.push_back({t.start, t.end, Category::data_loading});
+      // A CPU optimizer step (ZeRO-Offload) is the optimizer's time; other host work is the loader's.
+      const bool optimizer = ops[i].phase == OpPhase::optimizer;
+      out.push_back({t.start, t.end, optimizer ? Category::optimizer : Category::data_loading});
     } else if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
       add_communication(call->dimension, t, rendezvous.at(rank, i).ready, out);
     } else {

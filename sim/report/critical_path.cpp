@@ -46,7 +46,9 @@ std::string resource_of(const Trace& trace, OpRef ref) {
     const auto from = send ? ref.rank : peer, to = send ? peer : ref.rank;
     return std::string(to_string(t->dimension)) + " send rank " + std::to_string(from) + "->" + std::to_string(to);
   }
-  if (std::holds_alternative<HostWork>(op.work)) return rank + " host preprocessing";
+  if (std::holds_alternative<HostWork>(op.work)) {
+    return rank + (op.phase == OpPhase::optimizer ? " host optimizer step" : " host preprocessing");
+  }
   const auto& copy = std::get<CopyCall>(op.work);
   const char* what = copy.direction == CopyDirection::host_to_device   ? "host->device copy"
                      : copy.direction == CopyDirection::device_to_host ? "device->host copy"

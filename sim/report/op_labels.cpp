@@ -44,7 +44,7 @@ double work_bytes(const Op& op) {
   if (const auto* c = std::get_if<ComputeWork>(&op.work)) return c->memory_bytes;
   if (const auto* c = std::get_if<CollectiveCall>(&op.work)) return c->bytes;
   if (const auto* t = std::get_if<PeerTransfer>(&op.work)) return t->bytes;
-  if (std::holds_alternative<HostWork>(op.work)) return 0.0;
+  if (const auto* h = std::get_if<HostWork>(&op.work)) return h->memory_bytes;
   return std::get<CopyCall>(op.work).bytes;
 }
 

@@ -90,7 +90,10 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
 Trace build_trace(const WorkloadSpec& w, int ranks) {
   const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1;
   if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
-  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty()) return build_ddp_trace(w, ranks);
+  // The parallel builder places offload copies; the flat DDP one does not.
+  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty() && !w.offload.any()) {
+    return build_ddp_trace(w, ranks);
+  }
   return build_parallel_trace(w);
 }
 
@@ -222,7 +225,37 @@ std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank) {
   return text + buffer;
 }
 
+double rank_host_capacity_bytes(const Scenario& s, std::uint32_t rank) {
+  const auto host_of = [&s](EndpointId gpu) { return s.system.nearest(gpu, PartKind::dram); };
+  const auto host = host_of(s.system.gpus()[s.trace.gpu_index(rank)]);
+  if (!host) return 0.0;
+  const auto sharing = std::count_if(s.system.gpus().begin(), s.system.gpus().end(),
+                                     [&](EndpointId gpu) { return host_of(gpu) == host; });
+  return static_cast<double>(s.system.part(*host).capacity_bytes) / static_cast<double>(sharing);
+}
+
+double rank_host_bytes(const Scenario& s, std::uint32_t rank) {
+  const RankGrid grid(s.workload.parallel);
+  return memory_of_rank(s.memory, s.workload, grid.coord(rank).pipeline, rank == 0).host_bytes();
+}
+
 namespace {
+
+// Offload moves state to host memory, which must hold it: the first rank
+// whose share of its host's DRAM is too small is refused.
+void check_host_memory(const Scenario& s, const ConfigNode& workload, int ranks) {
+  if (!s.workload.offload.any()) return;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
+    const double need = rank_host_bytes(s, r), capacity = rank_host_capacity_bytes(s, r);
+    if (capacity <= 0.0 || need <= capacity) continue;
+    char text[160];
+    std::snprintf(text, sizeof text, "rank %u offloads %.1f GiB but its share of host memory is %.1f GiB", r,
+                  need / kGiB, capacity / kGiB);
+    workload.child("offload").fail(std::string("out of host memory: ") + text +
+                                   "; give the system's dram a larger capacity, or offload less");
+  }
+}
 
 Scenario load_overridden(const std::string& config_path, const ScenarioOptions& options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
@@ -279,6 +312,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     }
     if (options.skip_trace_when_out_of_memory) return s;
   }
+  if (!options.allow_out_of_memory) check_host_memory(s, workload_node, ranks);
   s.trace = build_trace(s.workload, ranks);
   s.collectives = load_collective_overrides(root, s.system, s.trace);
   return s;

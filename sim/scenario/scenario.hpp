@@ -80,4 +80,12 @@ std::optional<std::uint32_t> first_out_of_memory_rank(const Scenario& s);
 // activations 70.1, temporary 6.5) but its GPU has 80.0 GiB"
 std::string describe_out_of_memory(const Scenario& s, std::uint32_t rank);
 
+// Host memory one rank may use: the capacity of the DRAM nearest its GPU,
+// split evenly over the GPUs whose nearest DRAM it is; 0 when the system
+// gives no capacity (nothing to check against).
+double rank_host_capacity_bytes(const Scenario& s, std::uint32_t rank);
+
+// What offload keeps in `rank`'s host memory (memory_estimate.hpp), in bytes.
+double rank_host_bytes(const Scenario& s, std::uint32_t rank);
+
 }  // namespace simctl

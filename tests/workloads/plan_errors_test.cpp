@@ -120,3 +120,34 @@ TEST_CASE("expert parallelism that does not divide the data-parallel ranks", "[p
                   "must divide data = 6 (expert parallelism subdivides the data-parallel ranks); valid: 1, 2",
                   "mixtral-8x7b"});
 }
+
+TEST_CASE("offload that does not fit in the host's memory gives the numbers", "[plans][bad-input][offload]") {
+  // One GH200 whose LPDDR5X is cut to 64 GB: ZeRO-Offload of Llama 3 8B
+  // needs ~105 GiB of host memory (optimizer states and gradients).
+  const std::string text =
+      "name: small host\n"
+      "system:\n"
+      "  name: GH200 with 64 GB of host memory\n"
+      "  node_templates:\n"
+      "    n:\n"
+      "      parts:\n"
+      "        grace: {kind: cpu_socket, model: grace}\n"
+      "        lpddr: {kind: dram, model: lpddr5x, capacity: 64 GB}\n"
+      "        gpu: {kind: gpu, model: gh200}\n"
+      "      links:\n"
+      "        - {between: [gpu, grace], kind: nvlink_c2c}\n"
+      "        - {between: [grace, lpddr], kind: memory_bus, bandwidth: 512 GB/s}\n"
+      "  nodes:\n"
+      "    - {template: n, count: 1}\n"
+      "workload:\n"
+      "  model: llama3-8b\n"
+      "  micro_batch: 1\n"
+      "  offload: {optimizer: cpu}\n";
+  const std::string path = write_config("host_too_small", text);
+  const std::string message = rejection(path);
+  INFO(message);
+  CHECK_THAT(message, Catch::StartsWith(path + ":18:"));
+  CHECK_THAT(message, Catch::Contains("workload.offload"));
+  CHECK_THAT(message,
+             Catch::Contains("out of host memory") && Catch::Contains("104.7 GiB") && Catch::Contains("59.6 GiB"));
+}

@@ -63,7 +63,9 @@ inline bool same_work(const PeerTransfer& a, const PeerTransfer& b) {
   return a.side == b.side && a.peer == b.peer && same_bits(a.bytes, b.bytes) && a.dimension == b.dimension;
 }
 
-inline bool same_work(const HostWork& a, const HostWork& b) { return same_bits(a.seconds, b.seconds); }
+inline bool same_work(const HostWork& a, const HostWork& b) {
+  return same_bits(a.seconds, b.seconds) && same_bits(a.memory_bytes, b.memory_bytes);
+}
 
 inline bool same_op(const Op& a, const Op& b) {
   if (a.name != b.name || a.phase != b.phase || a.stream != b.stream || a.deps != b.deps) return false;
