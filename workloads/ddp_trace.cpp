@@ -7,6 +7,7 @@
 #include "workloads/cnn_ops.hpp"
 #include "workloads/gradient_buckets.hpp"
 #include "workloads/input_pipeline.hpp"
+#include "workloads/lstm_ops.hpp"
 #include "workloads/mlp_ops.hpp"
 #include "workloads/model_flops.hpp"
 #include "workloads/parameter_layout.hpp"
@@ -40,6 +41,10 @@ ModelPasses model_passes(const WorkloadSpec& spec) {
   if (spec.cnn) {
     const CnnPass pass{*spec.cnn, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
     return {cnn_forward_ops(pass), cnn_backward_ops(pass), cnn_parameter_tensors(*spec.cnn)};
+  }
+  if (spec.lstm) {
+    const LstmPass pass{*spec.lstm, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
+    return {lstm_forward_ops(pass), lstm_backward_ops(pass), lstm_parameter_tensors(*spec.lstm)};
   }
   if (spec.mlp) {
     const MlpPass pass{*spec.mlp, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
@@ -183,6 +188,8 @@ StepTotals step_totals(const WorkloadSpec& spec) {
   // An MLP sample or a CNN image has no tokens: its throughput is samples/s alone.
   if (spec.cnn) {
     t.model_flops = cnn_training_flops(*spec.cnn, sequences);
+  } else if (spec.lstm) {
+    t.model_flops = lstm_training_flops(*spec.lstm, sequences);
   } else {
     t.model_flops = spec.mlp ? mlp_training_flops(*spec.mlp, sequences) : training_model_flops(spec.model, sequences);
   }

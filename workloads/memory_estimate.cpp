@@ -6,6 +6,7 @@
 #include "workloads/cnn_ops.hpp"
 #include "workloads/data_parallel_sync.hpp"
 #include "workloads/inference_memory.hpp"
+#include "workloads/lstm_ops.hpp"
 #include "workloads/pipeline_schedule.hpp"
 #include "workloads/stage_layout.hpp"
 
@@ -190,6 +191,19 @@ StageMemory cnn_row(const WorkloadSpec& spec) {
   return row;
 }
 
+// An LSTM LM keeps per step its activated gates, cell and hidden state
+// (lstm_saved_elements_per_sequence), plus the fp32 softmax over every
+// token's vocabulary logits.
+StageMemory lstm_row(const WorkloadSpec& spec) {
+  const LstmSpec& m = *spec.lstm;
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1};
+  const double sequences = static_cast<double>(spec.micro_batch);
+  row.items.push_back(
+      {"activations", sequences * lstm_saved_elements_per_sequence(m) * bytes_per_element(spec.precision)});
+  row.items.push_back({"temporary", sequences * static_cast<double>(m.seq_len * m.vocab) * kFp32Bytes});
+  return row;
+}
+
 std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
@@ -226,6 +240,7 @@ std::vector<StageMemory> estimate_memory(const WorkloadSpec& spec) {
   if (spec.inference) return estimate_inference_memory(spec);
   if (spec.mlp) return {mlp_row(spec)};
   if (spec.cnn) return {cnn_row(spec)};
+  if (spec.lstm) return {lstm_row(spec)};
   if (spec.strategy == Strategy::data_parallel) return data_parallel_rows(spec);
   std::vector<StageMemory> rows;
   for (std::int64_t s = 0; s < spec.parallel.pipeline; ++s) rows.push_back(pipeline_stage(spec, s));

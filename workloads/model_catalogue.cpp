@@ -104,6 +104,8 @@ ModelCatalogue ModelCatalogue::load(const ConfigNode& root) {
   for (const auto& [id, entry] : root.child("models").entries()) {
     if (is_cnn_node(entry)) {
       catalogue.cnns_.push_back(parse_cnn_spec(entry, id));
+    } else if (is_lstm_node(entry)) {
+      catalogue.lstms_.push_back(parse_lstm_spec(entry, id));
     } else if (is_mlp_node(entry)) {
       catalogue.mlps_.push_back(parse_mlp_spec(entry, id));
     } else {
@@ -138,11 +140,19 @@ const CnnSpec* ModelCatalogue::find_cnn(const std::string& id) const {
   return nullptr;
 }
 
+const LstmSpec* ModelCatalogue::find_lstm(const std::string& id) const {
+  for (const auto& m : lstms_) {
+    if (m.name == id) return &m;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> ModelCatalogue::ids() const {
   std::vector<std::string> out;
   for (const auto& m : models_) out.push_back(m.name);
   for (const auto& m : mlps_) out.push_back(m.name);
   for (const auto& m : cnns_) out.push_back(m.name);
+  for (const auto& m : lstms_) out.push_back(m.name);
   return out;
 }
 

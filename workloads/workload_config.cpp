@@ -34,8 +34,15 @@ void set_cnn(WorkloadSpec& spec, const CnnSpec& cnn) {
   spec.model.name = cnn.name;
 }
 
+void set_lstm(WorkloadSpec& spec, const LstmSpec& lstm) {
+  spec.lstm = lstm;
+  spec.model.name = lstm.name;
+  spec.model.seq_len = lstm.seq_len;
+}
+
 void set_model(const ConfigNode& node, const ModelCatalogue& catalogue, WorkloadSpec& spec) {
   if (is_cnn_node(node)) return set_cnn(spec, parse_cnn_spec(node, "inline"));
+  if (is_lstm_node(node)) return set_lstm(spec, parse_lstm_spec(node, "inline"));
   if (is_mlp_node(node)) return set_mlp(spec, parse_mlp_spec(node, "inline"));
   if (node.is_map()) {
     spec.model = parse_transformer_spec(node, "inline");
@@ -44,21 +51,24 @@ void set_model(const ConfigNode& node, const ModelCatalogue& catalogue, Workload
   const std::string id = node.as_string();
   if (const MlpSpec* mlp = catalogue.find_mlp(id)) return set_mlp(spec, *mlp);
   if (const CnnSpec* cnn = catalogue.find_cnn(id)) return set_cnn(spec, *cnn);
+  if (const LstmSpec* lstm = catalogue.find_lstm(id)) return set_lstm(spec, *lstm);
   if (const TransformerSpec* found = catalogue.find(id)) {
     spec.model = *found;
     return;
   }
   node.fail("unknown model '" + id + "'; valid ids are " + join_choices(catalogue.ids()) +
-            ", or give an inline mapping of layers, hidden, heads, vocab, seq_len (or kind: mlp or cnn and layers)");
+            ", or give an inline mapping of layers, hidden, heads, vocab, seq_len (or kind: mlp, cnn or lstm)");
 }
 
-// The MLP and CNN generators build pure data-parallel DDP traces only.
+// The MLP, CNN and LSTM generators build pure data-parallel DDP traces only.
 void check_mlp_plan(const ConfigNode& node, const WorkloadSpec& spec) {
   const ParallelPlan& p = spec.parallel;
   if (p.tensor > 1 || p.pipeline > 1 || p.expert > 1 || !p.gpus.empty()) {
-    node.child("parallel").fail("an MLP or CNN model runs data parallelism only (no tensor, pipeline, expert or gpus)");
+    node.child("parallel")
+        .fail("an MLP, CNN or LSTM model runs data parallelism only (no tensor, pipeline, expert or gpus)");
   }
-  if (spec.strategy != Strategy::ddp) node.child("strategy").fail("an MLP or CNN model supports strategy ddp only");
+  if (spec.strategy != Strategy::ddp)
+    node.child("strategy").fail("an MLP, CNN or LSTM model supports strategy ddp only");
 }
 
 // Each choice's config word, in the enum's order.
@@ -223,9 +233,9 @@ bool shards_weights_strategy(Strategy s) { return s == Strategy::zero3 || s == S
 void set_offload(const ConfigNode& node, WorkloadSpec& spec) {
   spec.offload = parse_offload(node);
   if (!spec.offload.any()) return;
-  if (spec.mlp || spec.cnn) {
+  if (spec.data_parallel_only_model()) {
     node.fail("offload is modelled for transformer models (GPT, Llama); '" + spec.model.name +
-              "' is an MLP or CNN; remove offload or use offload: {optimizer: none, activations: none}");
+              "' is an MLP, CNN or LSTM; remove offload or use offload: {optimizer: none, activations: none}");
   }
   if (spec.strategy == Strategy::data_parallel || shards_weights_strategy(spec.strategy)) {
     node.fail("offload is modelled with strategy ddp, zero1 or zero2 (ZeRO-Offload), not " +
@@ -354,7 +364,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
   if (auto offload = node.optional_child("offload")) set_offload(*offload, spec);
-  if (spec.mlp || spec.cnn) {
+  if (spec.data_parallel_only_model()) {
     check_mlp_plan(node, spec);
   } else {
     check_plan_fits_model(node, spec);
@@ -364,6 +374,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
 
 std::int64_t parameter_count(const WorkloadSpec& spec) {
   if (spec.cnn) return spec.cnn->parameter_count();
+  if (spec.lstm) return spec.lstm->parameter_count();
   return spec.mlp ? spec.mlp->parameter_count() : spec.model.parameter_count();
 }
 

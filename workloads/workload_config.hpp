@@ -82,9 +82,15 @@ struct DdpOptions {
 };
 
 struct WorkloadSpec {
-  TransformerSpec model;       // the transformer; for an MLP only its name is set
+  TransformerSpec model;       // the transformer; for an MLP, CNN or LSTM only its name is set
   std::optional<MlpSpec> mlp;  // set: the model is this MLP (DDP only)
   std::optional<CnnSpec> cnn;  // set: the model is this CNN (DDP only)
+  // Set: the model is this LSTM language model (DDP only); model.seq_len
+  // mirrors its time steps, so tokens per sample read alike for every LM.
+  std::optional<LstmSpec> lstm;
+
+  // An MLP, CNN or LSTM: a generator that runs pure data parallelism only.
+  bool data_parallel_only_model() const { return mlp || cnn || lstm; }
   ParallelPlan parallel;
   Strategy strategy = Strategy::ddp;
   std::int64_t micro_batch = 1;   // sequences per GPU per forward/backward

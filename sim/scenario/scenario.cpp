@@ -168,7 +168,7 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
     sample = std::to_string(in.channels) + "x" + std::to_string(in.height) + "x" + std::to_string(in.width) + " images";
   }
   std::string params = describe_parameters(parameter_count(w));
-  if (!w.mlp && !w.cnn && w.model.moe())
+  if (!w.data_parallel_only_model() && w.model.moe())
     params += ", " + describe_parameters(w.model.active_parameter_count()) + " active";
   return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + std::string(to_string(w.precision)) +
          ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +

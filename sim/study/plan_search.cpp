@@ -112,11 +112,11 @@ Scenario load_base(const std::string& config_path, const Catalogues& catalogues)
   options.catalogues = &catalogues;
   Scenario base = load_scenario(config_path, options);
   const WorkloadSpec& w = base.workload;
-  if (base.replays_trace_file || w.mlp || w.cnn) {
+  if (base.replays_trace_file || w.data_parallel_only_model()) {
     ConfigNode::load_file(config_path)
         .child("workload")
         .fail("simctl search plans a transformer's parallelism; this workload is " +
-              std::string(base.replays_trace_file ? "a trace file" : "an MLP or CNN (data parallel only)"));
+              std::string(base.replays_trace_file ? "a trace file" : "an MLP, CNN or LSTM (data parallel only)"));
   }
   return base;
 }
