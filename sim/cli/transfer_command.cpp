@@ -10,6 +10,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/system_argument.hpp"
 #include "sim/config/quantity.hpp"
+#include "sim/exec/pageable_staging.hpp"
 #include "sim/exec/system_transfer.hpp"
 
 namespace po = boost::program_options;
@@ -133,7 +134,15 @@ int transfer_command_main(const ParsedOptions& options, std::ostream& out) {
                                   : ", pinned host memory (DMA)")
                       : "")
         << "\n";
-    print_stages(out, transfer_stages(system, catalogue, from, to));
+    std::vector<TransferStage> stages = transfer_stages(system, catalogue, from, to);
+    if (host_copy && pageable) {
+      // The memcpy runs on its own, before the DMA (after it, coming back).
+      const EndpointId gpu = system.part(from.part).kind == PartKind::gpu ? from.part : to.part;
+      TransferStage memcpy = staging_stage(host_cpu(system, catalogue, gpu));
+      memcpy.name = (gpu == to.part ? "first: " : "then: ") + memcpy.name;
+      stages.insert(gpu == to.part ? stages.begin() : stages.end(), memcpy);
+    }
+    print_stages(out, stages);
     out << "\n      size      moved    latency       time    effective  bound by\n";
     for (Bytes b : list) print_row(out, system_transfer(system, catalogue, from, to, b, pageable));
   } catch (const std::invalid_argument& e) {

@@ -4,16 +4,17 @@
 
 namespace simctl {
 
-TransferTime pageable_staging(const CpuSpec& cpu, Bytes bytes) {
+TransferStage staging_stage(const CpuSpec& cpu) {
   const CacheLevel* dram = cpu.level("dram");
   if (dram == nullptr) {
     throw std::runtime_error("pageable host memory needs " + cpu.name + " (" + cpu.id +
                              ") to have a dram level in its memory_hierarchy (models/devices/catalogue/cpus.yaml): "
                              "one core's DRAM bandwidth sets the staging memcpy");
   }
-  return transfer_time({TransferStage{cpu.id + " memcpy to pinned buffer", dram->latency, dram->bandwidth, dram->line}},
-                       bytes);
+  return TransferStage{cpu.id + " memcpy to pinned buffer", dram->latency, dram->bandwidth, dram->line};
 }
+
+TransferTime pageable_staging(const CpuSpec& cpu, Bytes bytes) { return transfer_time({staging_stage(cpu)}, bytes); }
 
 const CpuSpec& host_cpu(const System& system, const DeviceCatalogue& catalogue, EndpointId gpu) {
   const auto socket = system.nearest(gpu, PartKind::cpu_socket);

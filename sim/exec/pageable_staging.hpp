@@ -17,8 +17,10 @@
 
 namespace simctl {
 
-// The memcpy of `bytes` into (or out of) the staging buffer on `cpu`.
+// The memcpy into (or out of) the staging buffer on `cpu`, as a stage.
 // Throws std::runtime_error when the catalogue gives the CPU no dram level.
+TransferStage staging_stage(const CpuSpec& cpu);
+// That memcpy of `bytes`.
 TransferTime pageable_staging(const CpuSpec& cpu, Bytes bytes);
 
 // The CPU socket nearest `gpu` (the one whose driver thread stages its

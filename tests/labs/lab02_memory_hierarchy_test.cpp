@@ -49,7 +49,7 @@ TEST_CASE("lab 2: each level down the hierarchy is slower to reach and to stream
   }
   // HBM streams faster than anything on the CPU side, yet its first byte is
   // later than DRAM's.
-  const TransferEnd gpu = parse_transfer_end(ws.system, ws.catalogue, "node0.gpu0");
+  const TransferEnd gpu = parse_transfer_end(ws.system, ws.catalogue, "gpu:0");
   const TransferTime hbm = system_transfer(ws.system, ws.catalogue, gpu, gpu, Bytes{1} << 30, false);
   CHECK(hbm.time < ws.read("node0.cpu@l1", Bytes{1} << 30).time);
   CHECK(hbm.latency > ws.read("node0.cpu@dram", 64).latency);
@@ -60,7 +60,7 @@ TEST_CASE("lab 2: each level down the hierarchy is slower to reach and to stream
 TEST_CASE("lab 2: simctl transfer prints the sweep with units", "[labs]") {
   const testing::CommandResult r =
       testing::run_simctl("transfer " + testing::source_path(std::string(kDir) + "workstation.yaml") +
-                          " node0.hdd node0.gpu0 --min 4KiB --max 1GiB --factor 16");
+                          " node0.hdd gpu:0 --min 4KiB --max 1GiB --factor 16");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("bound by") != std::string::npos);
