@@ -68,7 +68,7 @@ TEST_CASE("lab 2: simctl transfer prints the sweep with units", "[labs]") {
   CHECK(r.out.find("MB/s") != std::string::npos);
 }
 
-TEST_CASE("lab 2: an HDD starves 8 GPUs training ResNet-50; an NVMe keeps them busy", "[labs]") {
+TEST_CASE("lab 2: an HDD starves 8 GPUs training ResNet-50, and an NVMe keeps them busy", "[labs]") {
   const auto rows = testing::run_lab_sweep(std::string(kDir) + "storage_study.yaml", "lab02");
   REQUIRE(rows.size() == 3);  // hdd, sata ssd, nvme in study order
   const auto images = [&](std::size_t i) { return testing::number(rows[i], "samples_per_s"); };

@@ -43,7 +43,7 @@ TEST_CASE("lab 3: GPUs sharing one PCIe switch copy slower each than one alone",
   CHECK(copy_ms(rows[2]) > 1.5 * copy_ms(rows[1]));
 }
 
-TEST_CASE("lab 3: the copy's share of the step grows with the batch and settles; small batches hide it", "[labs]") {
+TEST_CASE("lab 3: the copy's share of the step grows with the batch and settles, hidden at small batches", "[labs]") {
   const auto rows = testing::run_lab_sweep(std::string(kDir) + "batch_study.yaml", "lab03_batch");
   REQUIRE(rows.size() == 9);  // batch 1, 2, 4, ..., 256
   // The batch at which the copies start to matter (over 5 % of the step),
