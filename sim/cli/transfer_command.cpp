@@ -129,8 +129,11 @@ int transfer_command_main(const ParsedOptions& options, std::ostream& out) {
     const TransferEnd from = parse_transfer_end(system, catalogue, options.positionals[1]);
     const TransferEnd to = parse_transfer_end(system, catalogue, options.positionals[2]);
     const bool host_copy = is_host_device_copy(system, from, to);
+    if (pageable && !host_copy) {
+      throw UsageError("--host-memory pageable applies to copies between host memory and a GPU");
+    }
     out << "transfer " << options.positionals[1] << " -> " << options.positionals[2] << " on " << system.name()
-        << (host_copy ? (pageable ? ", pageable host memory (staged by a CPU memcpy, then DMA)"
+        << (host_copy ? (pageable ? ", pageable host memory (staged through a pinned buffer by a CPU memcpy)"
                                   : ", pinned host memory (DMA)")
                       : "")
         << "\n";

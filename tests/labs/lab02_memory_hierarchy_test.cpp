@@ -66,6 +66,11 @@ TEST_CASE("lab 2: simctl transfer prints the sweep with units", "[labs]") {
   CHECK(r.out.find("bound by") != std::string::npos);
   CHECK(r.out.find(" ms ") != std::string::npos);
   CHECK(r.out.find("MB/s") != std::string::npos);
+  // A level the catalogue does not give is refused, with the valid ones.
+  const testing::CommandResult bad = testing::run_simctl(
+      "transfer " + testing::source_path(std::string(kDir) + "workstation.yaml") + " node0.cpu@l4 node0.dram");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("valid: l1, l2, l3, dram") != std::string::npos);
 }
 
 TEST_CASE("lab 2: an HDD starves 8 GPUs training ResNet-50, and an NVMe keeps them busy", "[labs]") {
