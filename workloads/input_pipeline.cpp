@@ -40,7 +40,7 @@ Op device_copy(const InputPipeline& input, const MicroBatchLoad& batch) {
             OpPhase::data_loading,
             Stream::copy,
             {},
-            CopyCall{CopyDirection::host_to_device, batch_bytes(input, batch)}};
+            CopyCall{CopyDirection::host_to_device, batch_bytes(input, batch), input.pageable}};
 }
 
 // Emits ops one after another; returns the last one's index, if any.
@@ -96,6 +96,9 @@ InputPipeline parse_input_pipeline(const ConfigNode& node) {
   if (input.workers < 1 || input.workers > 1024) node.child("workers").fail("must be an integer from 1 to 1024");
   input.prefetch = node.bool_or("prefetch", true);
   if (auto start = node.optional_child("start")) input.cold_start = start->as_choice({"steady", "cold"}) == "cold";
+  if (auto memory = node.optional_child("host_memory")) {
+    input.pageable = memory->as_choice({"pinned", "pageable"}) == "pageable";
+  }
   return input;
 }
 

@@ -10,6 +10,7 @@
 //     workers: 8                   # data-loader workers per rank; default 1
 //     prefetch: true               # default true
 //     start: steady                # or cold; default steady
+//     host_memory: pinned          # or pageable: staged by a CPU memcpy; default pinned
 //
 // With prefetch (PyTorch DataLoader's workers) a step is simulated in the
 // steady state by default: the workers read and preprocessed this step's
@@ -50,6 +51,7 @@ struct InputPipeline {
   std::int64_t workers = 1;
   bool prefetch = true;
   bool cold_start = false;  // `start: cold`; default the steady state
+  bool pageable = false;    // `host_memory: pageable`; default pinned
 };
 
 // `node` is the workload's `input:` mapping.

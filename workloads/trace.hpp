@@ -76,6 +76,9 @@ enum class CopyDirection : std::uint8_t { host_to_device, device_to_host, storag
 struct CopyCall {
   CopyDirection direction = CopyDirection::host_to_device;
   double bytes = 0.0;
+  // A pageable host buffer: the CPU stages it through a pinned buffer before
+  // (host_to_device) or after (device_to_host) the DMA; see sim/exec.
+  bool pageable = false;
 };
 
 // Work on the rank's host CPU: a data loader's decoding and augmentation,

@@ -200,6 +200,18 @@ class TraceReader : public FieldReader {
     return out;
   }
 
+  CopyCall copy(const json& j, const std::string& path) const {
+    CopyCall c{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path)};
+    if (j.contains("host_memory")) {
+      const std::string memory = string(j["host_memory"], join(path, "host_memory"));
+      if (memory != "pinned" && memory != "pageable") {
+        fail(join(path, "host_memory"), "'" + memory + "' is not a host memory kind; use pinned or pageable");
+      }
+      c.pageable = memory == "pageable";
+    }
+    return c;
+  }
+
   Op op(const json& j, const std::string& path, const Trace& t) const {
     expect_object(j, path);
     const std::string kind = string(required(j, path, "kind"), join(path, "kind"));
@@ -212,8 +224,7 @@ class TraceReader : public FieldReader {
       out.work = collective(j, path);
     } else if (kind == "copy") {
       expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:copy"));
-      out.work =
-          CopyCall{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path)};
+      out.work = copy(j, path);
     } else if (kind == "host") {
       expect_keys(j, path, schema_keys("trace_file.ranks[].ops[]:host"));
       HostWork host{non_negative(required(j, path, "seconds"), join(path, "seconds")), 0.0};

@@ -36,6 +36,7 @@ void add_work(ordered_json& j, const CopyCall& c) {
   j["kind"] = "copy";
   j["direction"] = names::name_of(names::kDirections, c.direction);
   j["bytes"] = c.bytes;
+  if (c.pageable) j["host_memory"] = "pageable";
 }
 
 void add_work(ordered_json& j, const PeerTransfer& t) {

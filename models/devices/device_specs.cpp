@@ -10,4 +10,11 @@ FlopRate GpuSpec::peak(DType d) const {
                               " compute rate; it supports " + peak_rate.listed());
 }
 
+const CacheLevel* CpuSpec::level(std::string_view name) const {
+  for (const CacheLevel& l : hierarchy) {
+    if (l.level == name) return &l;
+  }
+  return nullptr;
+}
+
 }  // namespace simctl

@@ -4,6 +4,7 @@
 // figures keeps the source it was read from (datasheet or measurement id).
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/devices/dtype_table.hpp"
@@ -74,6 +75,19 @@ struct GpuSpec {
   std::map<std::string, std::string> sources;
 };
 
+// One level of a CPU's memory hierarchy as one core sees it: the L1 data
+// cache, L2, L3, then DRAM. Figures are per core (a single thread's loads),
+// the way "latency numbers every programmer should know" tables quote them.
+struct CacheLevel {
+  std::string level;    // "l1", "l2", "l3", "dram"
+  Bytes size = 0;       // capacity; 0 for dram (the whole memory)
+  bool shared = false;  // shared by the cores (L3), else private to one core
+  TimePs latency = 0;   // load-to-use latency of one access that hits here
+  Bandwidth bandwidth;  // one core streaming reads from this level
+  Bytes line = 64;      // transfer granularity (cache line)
+  std::string source;
+};
+
 struct CpuSpec {
   std::string id;
   std::string name;
@@ -94,6 +108,9 @@ struct CpuSpec {
   TimePs launch_overhead = 0;
   std::map<std::string, std::string> compute_sources;  // "peak_dense", "compute_model"
   bool has_compute_figures() const { return peak_rate.has(DType::fp32); }
+  // L1 first, DRAM last; empty where the catalogue gives none.
+  std::vector<CacheLevel> hierarchy;
+  const CacheLevel* level(std::string_view name) const;
 };
 
 struct MemorySpec {
@@ -103,6 +120,8 @@ struct MemorySpec {
   double transfer_rate_mts = 0.0;  // mega-transfers per second per pin
   int channel_width_bits = 0;      // one channel (one stack for HBM)
   Bandwidth channel_bandwidth;     // peak per channel (per stack for HBM)
+  Bytes burst = 64;                // bytes one access (burst) moves: the read granularity
+  TimePs access_latency = 0;       // idle load-to-use latency seen by the compute units; 0: not given
   std::string source;
 };
 
@@ -123,6 +142,7 @@ struct StorageSpec {
   Bandwidth read_bandwidth;
   Bandwidth write_bandwidth;
   TimePs read_latency = 0;
+  Bytes block = 4096;  // smallest unit a read moves
   std::string source;
 };
 

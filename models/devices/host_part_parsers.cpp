@@ -1,5 +1,7 @@
 // Parsers for the parts around the GPU: CPUs, memory, NICs, storage.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "models/devices/catalogue_parsers.hpp"
 
@@ -30,11 +32,36 @@ void read_cpu_compute(const ConfigNode& entry, CpuSpec& cpu) {
   cpu.compute_sources = figures.sources;
 }
 
+// `memory_hierarchy:` a list from L1 to DRAM, each level slower and larger
+// than the one before (checked, so a typo cannot invert the hierarchy).
+std::vector<CacheLevel> parse_hierarchy(const ConfigNode& list) {
+  std::vector<CacheLevel> levels;
+  const std::vector<std::string> order{"l1", "l2", "l3", "dram"};
+  const auto rank = [&order](const std::string& name) { return std::find(order.begin(), order.end(), name); };
+  for (const ConfigNode& entry : list.elements()) {
+    entry.expect_keys({"level", "size", "shared", "latency", "bandwidth", "line", "source"});
+    CacheLevel level;
+    level.level = entry.choice("level", {"l1", "l2", "l3", "dram"});
+    if (level.level != "dram") level.size = entry.size("size");
+    level.shared = entry.bool_or("shared", false);
+    level.latency = entry.time("latency");
+    level.bandwidth = entry.bandwidth("bandwidth");
+    level.line = entry.size_or("line", 64);
+    if (level.line <= 0) entry.child("line").fail("must be a positive size, e.g. 64 B");
+    level.source = read_source(entry);
+    if (!levels.empty() && (level.latency <= levels.back().latency || rank(level.level) <= rank(levels.back().level))) {
+      entry.child("level").fail("levels must run from l1 to dram, each with a longer latency than the one before");
+    }
+    levels.push_back(level);
+  }
+  return levels;
+}
+
 }  // namespace
 
 CpuSpec parse_cpu(const std::string& id, const ConfigNode& entry) {
   entry.expect_keys({"name", "cores", "memory_kind", "memory_channels", "memory_bandwidth", "pcie_lanes",
-                     "pcie_generation", "tdp_watts", "source", "peak_dense", "compute_model"});
+                     "pcie_generation", "tdp_watts", "source", "peak_dense", "compute_model", "memory_hierarchy"});
   CpuSpec cpu;
   cpu.id = id;
   cpu.name = entry.string("name");
@@ -47,11 +74,13 @@ CpuSpec parse_cpu(const std::string& id, const ConfigNode& entry) {
   cpu.tdp_watts = positive_number(entry, "tdp_watts");
   cpu.source = read_source(entry);
   if (entry.has("peak_dense") || entry.has("compute_model")) read_cpu_compute(entry, cpu);
+  if (auto list = entry.optional_child("memory_hierarchy")) cpu.hierarchy = parse_hierarchy(*list);
   return cpu;
 }
 
 MemorySpec parse_memory(const std::string& id, const ConfigNode& entry) {
-  entry.expect_keys({"name", "kind", "transfer_rate_mts", "channel_width_bits", "channel_bandwidth", "source"});
+  entry.expect_keys({"name", "kind", "transfer_rate_mts", "channel_width_bits", "channel_bandwidth", "burst",
+                     "access_latency", "source"});
   MemorySpec memory;
   memory.id = id;
   memory.name = entry.string("name");
@@ -59,6 +88,9 @@ MemorySpec parse_memory(const std::string& id, const ConfigNode& entry) {
   memory.transfer_rate_mts = positive_number(entry, "transfer_rate_mts");
   memory.channel_width_bits = positive_int(entry, "channel_width_bits");
   memory.channel_bandwidth = entry.bandwidth("channel_bandwidth");
+  memory.burst = entry.size_or("burst", 64);
+  if (memory.burst <= 0) entry.child("burst").fail("must be a positive size, e.g. 64 B");
+  memory.access_latency = entry.time_or("access_latency", 0);
   memory.source = read_source(entry);
   return memory;
 }
@@ -77,7 +109,7 @@ NicSpec parse_nic(const std::string& id, const ConfigNode& entry) {
 }
 
 StorageSpec parse_storage(const std::string& id, const ConfigNode& entry) {
-  entry.expect_keys({"name", "kind", "read_bandwidth", "write_bandwidth", "read_latency", "source"});
+  entry.expect_keys({"name", "kind", "read_bandwidth", "write_bandwidth", "read_latency", "block", "source"});
   StorageSpec storage;
   storage.id = id;
   storage.name = entry.string("name");
@@ -85,6 +117,8 @@ StorageSpec parse_storage(const std::string& id, const ConfigNode& entry) {
   storage.read_bandwidth = entry.bandwidth("read_bandwidth");
   storage.write_bandwidth = entry.bandwidth("write_bandwidth");
   storage.read_latency = entry.time("read_latency");
+  storage.block = entry.size_or("block", 4096);
+  if (storage.block <= 0) entry.child("block").fail("must be a positive size, e.g. 4 KiB");
   storage.source = read_source(entry);
   return storage;
 }

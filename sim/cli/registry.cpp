@@ -10,6 +10,7 @@ Options check_options();
 Options memory_options();
 Options collective_options();
 Options route_options();
+Options transfer_options();
 Options trace_options();
 Options sweep_options();
 Options sweep_merge_options();
@@ -20,6 +21,7 @@ int check_command_main(const ParsedOptions& options, std::ostream& out);
 int memory_command_main(const ParsedOptions& options, std::ostream& out);
 int collective_command_main(const ParsedOptions& options, std::ostream& out);
 int route_command_main(const ParsedOptions& options, std::ostream& out);
+int transfer_command_main(const ParsedOptions& options, std::ostream& out);
 int trace_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
@@ -40,6 +42,9 @@ const std::vector<Command>& all_commands() {
        collective_options, collective_command_main},
       {"route", "route CONFIG SRC DST [--flow KEY]", "print the path between two parts (names or gpu:RANK)", 3,
        route_options, route_command_main},
+      {"transfer", "transfer CONFIG FROM TO [--bytes SIZE] [--host-memory pageable]",
+       "time to move N bytes between two parts (PART, or CPU@l1|l2|l3|dram): latency, rate, bound", 3, transfer_options,
+       transfer_command_main},
       {"trace", "trace CONFIG OUT.json [--ranks M]",
        "write the config's per-rank trace as an editable, replayable file", 2, trace_options, trace_command_main},
       {"sweep", "sweep STUDY.yaml [options]",

@@ -1,11 +1,11 @@
 // `simctl route CONFIG SRC DST [--flow KEY]`: the path a transfer takes, hop
 // by hop, with each link's kind, rate and latency, and the path's totals.
 #include <cstdio>
-#include <filesystem>
 #include <stdexcept>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/system_argument.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/topology/part_lookup.hpp"
 #include "sim/topology/system_config.hpp"
@@ -14,19 +14,6 @@ namespace po = boost::program_options;
 
 namespace simctl {
 namespace {
-
-// CONFIG is a system file or a run config; either has `system:`, inline or
-// as the path of a system file relative to CONFIG.
-System load_route_system(const std::string& path) {
-  const ConfigNode root = ConfigNode::load_file(path);
-  const ConfigNode value = root.child("system");
-  const auto catalogue = DeviceCatalogue::load();
-  const auto link_kinds = LinkKindTable::load();
-  if (value.is_map()) return load_system(value, catalogue, link_kinds);
-  const auto file = std::filesystem::path(root.file()).parent_path() / value.as_string();
-  if (!std::filesystem::exists(file)) value.fail("file '" + file.string() + "' does not exist");
-  return load_system_file(file.string(), catalogue, link_kinds);
-}
 
 std::string format(const char* pattern, double value) {
   char text[64];
@@ -76,7 +63,7 @@ po::options_description route_options() {
 }
 
 int route_command_main(const ParsedOptions& options, std::ostream& out) {
-  const System s = load_route_system(options.positionals[0]);
+  const System s = load_system_argument(options.positionals[0], DeviceCatalogue::load(), LinkKindTable::load());
   const EndpointId from = part_arg(s, options.positionals[1]);
   const EndpointId to = part_arg(s, options.positionals[2]);
   const bool ecmp = options.values.count("flow") > 0;

@@ -10,6 +10,7 @@
 #include "sim/core/huge_page_arena.hpp"
 #include "sim/exec/compute_bound.hpp"
 #include "sim/exec/host_endpoints.hpp"
+#include "sim/exec/pageable_staging.hpp"
 
 namespace simctl {
 
@@ -418,9 +419,26 @@ void Executor::finish_call(std::uint32_t instance) {
   calls_.release(instance);
 }
 
+// A pageable copy adds the CPU's memcpy through the pinned staging buffer
+// (pageable_staging.hpp): before the DMA to the device, after the DMA back.
 void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) {
   const auto [from, to] = copy_endpoints(system_, ranks_[rank].endpoint, copy.direction);
-  network_->start(system_.route(from, to), copy.bytes, [this, rank, op] { finish_op(rank, op); });
+  const double bytes = copy.bytes;
+  if (!copy.pageable || copy.direction == CopyDirection::storage_to_host) {
+    network_->start(system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); });
+    return;
+  }
+  const TimePs staging =
+      pageable_staging(host_cpu(system_, catalogue_, ranks_[rank].endpoint), static_cast<Bytes>(bytes)).time;
+  if (copy.direction == CopyDirection::host_to_device) {
+    engine_.schedule_after(staging, [this, rank, op, from, to, bytes] {
+      network_->start(system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); });
+    });
+  } else {
+    network_->start(system_.route(from, to), bytes, [this, rank, op, staging] {
+      engine_.schedule_after(staging, [this, rank, op] { finish_op(rank, op); });
+    });
+  }
 }
 
 void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer) {

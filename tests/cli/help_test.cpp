@@ -53,6 +53,9 @@ TEST_CASE("the options the issue found missing are listed with their defaults an
   CHECK_THAT(collective.out, Catch::Contains("--max SIZE (=128MiB)"));
   CHECK_THAT(collective.out, Catch::Contains("bytes with a unit"));
   CHECK_THAT(collective.out, Catch::Contains("halving_doubling"));  // the valid algorithms, from their enum
+  const auto transfer = run_simctl("transfer --help");
+  CHECK_THAT(transfer.out, Catch::Contains("--host-memory KIND (=pinned)"));
+  CHECK_THAT(transfer.out, Catch::Contains("--max SIZE (=1GiB)"));
 }
 
 TEST_CASE("--help after a command's arguments prints help instead of running", "[cli][help]") {

@@ -52,7 +52,17 @@ TEST_CASE("every CPU and memory and NIC and storage entry has a source and posit
     CHECK_FALSE(cpu.source.empty());
     CHECK(cpu.memory_bandwidth.bytes_per_s > 0);
     CHECK(catalogue().find_memory(cpu.memory_kind) != nullptr);  // refers to a real memory entry
+    // A memory hierarchy, where given, gets slower to reach and to stream
+    // from at each level down, and every level says where it comes from.
+    for (std::size_t i = 0; i < cpu.hierarchy.size(); ++i) {
+      CHECK_FALSE(cpu.hierarchy[i].source.empty());
+      if (i == 0) continue;
+      CHECK(cpu.hierarchy[i].latency > cpu.hierarchy[i - 1].latency);
+      CHECK(cpu.hierarchy[i].bandwidth < cpu.hierarchy[i - 1].bandwidth);
+    }
   }
+  REQUIRE(catalogue().cpu("xeon-platinum-8480plus").level("dram") != nullptr);
+  CHECK(catalogue().cpu("xeon-platinum-8480plus").level("l2")->size == 2 * 1024 * 1024);
   for (const auto& id : catalogue().memory_ids()) {
     const MemorySpec& memory = catalogue().memory(id);
     CHECK_FALSE(memory.source.empty());
