@@ -196,7 +196,7 @@ StageMemory cnn_row(const WorkloadSpec& spec) {
 // token's vocabulary logits.
 StageMemory lstm_row(const WorkloadSpec& spec) {
   const LstmSpec& m = *spec.lstm;
-  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1};
+  StageMemory row{0, "stage 0", model_state(spec, static_cast<double>(m.parameter_count()), 0.0, true), 1, {}};
   const double sequences = static_cast<double>(spec.micro_batch);
   row.items.push_back(
       {"activations", sequences * lstm_saved_elements_per_sequence(m) * bytes_per_element(spec.precision)});

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "models/devices/device_catalogue.hpp"
+#include "tests/devices/catalogue_error_of.hpp"
 
 using namespace simctl;
 
@@ -41,14 +42,7 @@ std::string replaced(const std::string& from, const std::string& to) {
   return text.replace(at, from.size(), to);
 }
 
-std::string error_of(const std::string& yaml) {
-  try {
-    DeviceCatalogue::from_yaml(yaml, "bad.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& yaml) { return testing::catalogue_error_of(yaml); }
 
 }  // namespace
 

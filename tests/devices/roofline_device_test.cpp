@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/devices/compute_model.hpp"
+#include "tests/devices/catalogue_error_of.hpp"
 
 using namespace simctl;
 
@@ -36,14 +37,7 @@ const std::string kCpu = R"(cpus:
       source: test fit
 )";
 
-std::string error_of(const std::string& yaml) {
-  try {
-    DeviceCatalogue::from_yaml(yaml, "bad.yaml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& yaml) { return testing::catalogue_error_of(yaml); }
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include "models/devices/compute_model.hpp"
 #include "plan_run.hpp"
 #include "sim/report/breakdown.hpp"
+#include "tests/workloads/op_named.hpp"
 #include "workloads/cnn_config.hpp"
 #include "workloads/cnn_ops.hpp"
 
@@ -13,13 +14,7 @@ using namespace simctl;
 
 namespace {
 
-const ModelOp& op_named(const std::vector<ModelOp>& ops, const std::string& name) {
-  for (const auto& op : ops) {
-    if (op.name == name) return op;
-  }
-  FAIL("no op " << name);
-  return ops.front();
-}
+using testing::op_named;
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 // the plans it accepts.
 #include <catch2/catch.hpp>
 
+#include "tests/workloads/op_named.hpp"
 #include "workloads/ddp_trace.hpp"
 #include "workloads/lstm_ops.hpp"
 #include "workloads/memory_estimate.hpp"
@@ -34,13 +35,7 @@ std::size_t count_suffix(const std::vector<ModelOp>& ops, const std::string& suf
   return n;
 }
 
-const ModelOp& op_named(const std::vector<ModelOp>& ops, const std::string& name) {
-  for (const auto& op : ops) {
-    if (op.name == name) return op;
-  }
-  FAIL("no op " << name);
-  return ops.front();
-}
+using testing::op_named;
 
 }  // namespace
 
