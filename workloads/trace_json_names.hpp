@@ -33,6 +33,9 @@ inline constexpr Table<CommDimension, 5> kDimensions{{{CommDimension::data, "dat
                                                       {CommDimension::expert, "expert"},
                                                       {CommDimension::other, "other"}}};
 
+// A copy's host buffer: is it pageable (staged by a CPU memcpy)?
+inline constexpr Table<bool, 2> kHostMemory{{{false, "pinned"}, {true, "pageable"}}};
+
 inline constexpr Table<CopyDirection, 3> kDirections{{{CopyDirection::host_to_device, "host_to_device"},
                                                       {CopyDirection::device_to_host, "device_to_host"},
                                                       {CopyDirection::storage_to_host, "storage_to_host"}}};

@@ -201,15 +201,8 @@ class TraceReader : public FieldReader {
   }
 
   CopyCall copy(const json& j, const std::string& path) const {
-    CopyCall c{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path)};
-    if (j.contains("host_memory")) {
-      const std::string memory = string(j["host_memory"], join(path, "host_memory"));
-      if (memory != "pinned" && memory != "pageable") {
-        fail(join(path, "host_memory"), "'" + memory + "' is not a host memory kind; use pinned or pageable");
-      }
-      c.pageable = memory == "pageable";
-    }
-    return c;
+    return CopyCall{choice(required(j, path, "direction"), join(path, "direction"), names::kDirections), bytes(j, path),
+                    choice_or(j, path, "host_memory", names::kHostMemory, false)};
   }
 
   Op op(const json& j, const std::string& path, const Trace& t) const {

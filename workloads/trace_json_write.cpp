@@ -36,7 +36,7 @@ void add_work(ordered_json& j, const CopyCall& c) {
   j["kind"] = "copy";
   j["direction"] = names::name_of(names::kDirections, c.direction);
   j["bytes"] = c.bytes;
-  if (c.pageable) j["host_memory"] = "pageable";
+  if (c.pageable) j["host_memory"] = names::name_of(names::kHostMemory, c.pageable);
 }
 
 void add_work(ordered_json& j, const PeerTransfer& t) {
