@@ -7,6 +7,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/core/digit_groups.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "workloads/rank_grid.hpp"
 
@@ -37,22 +38,12 @@ std::uint32_t representative_rank(const Scenario& s, std::size_t row) {
   return grid.rank(RankCoord{0, 0, static_cast<std::int64_t>(row)});
 }
 
-// 22538 -> "22,538": parameter counts are read by people, and checked
-// against hand counts like 33*512+512 + 512*10+10.
-std::string with_thousands(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
-
 void print_parameters(const Scenario& s, std::ostream& out) {
   const std::int64_t count = parameter_count(s.workload);
   char millions[32];
   std::snprintf(millions, sizeof millions, "%.2f", static_cast<double>(count) / 1e6);
-  out << "parameters: " << with_thousands(count) << " (" << millions << " M) in " << s.workload.model.name << "\n";
+  out << "parameters: " << with_commas(static_cast<std::uint64_t>(count)) << " (" << millions << " M) in "
+      << s.workload.model.name << "\n";
 }
 
 void print_header(const Scenario& s, std::ostream& out) {

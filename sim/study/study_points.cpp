@@ -2,20 +2,9 @@
 
 #include <limits>
 
+#include "sim/core/digit_groups.hpp"
+
 namespace simctl {
-namespace {
-
-// "1234567" -> "1,234,567": a count a reader takes in at a glance.
-std::string with_commas(std::uint64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 std::uint64_t point_count(const Study& study) {
   std::uint64_t count = 1;
