@@ -18,6 +18,7 @@ std::string format(const char* pattern, double value) {
 
 std::string with_unit(const ReferenceRun& run, double value) {
   if (run.metric == kMetricStepSeconds) return format("%.3f s/step", value);
+  if (run.metric == kMetricTokensPerSecondPerGpu) return format("%.0f tokens/s/GPU", value);
   return format("%.1f TFLOP/s/GPU", value);
 }
 

@@ -23,6 +23,10 @@ double megatron_hardware_flops(const WorkloadSpec& w) {
 double metric_of(const ReferenceRun& run, const Scenario& scenario, double step_s) {
   if (run.metric == kMetricStepSeconds) return step_s;
   const double gpus = static_cast<double>(scenario.trace.ranks.size());
+  if (run.metric == kMetricTokensPerSecondPerGpu) {
+    const WorkloadSpec& w = scenario.workload;
+    return static_cast<double>(w.global_batch * w.model.seq_len) / step_s / gpus;
+  }
   return megatron_hardware_flops(scenario.workload) / step_s / gpus / 1e12;
 }
 

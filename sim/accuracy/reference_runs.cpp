@@ -20,7 +20,8 @@ ReferenceRun read_run(const ConfigNode& p) {
   run.id = p.string("id");
   run.gpu = p.string("gpu");
   run.config = p.string("config");
-  run.metric = p.child("metric").as_choice({kMetricStepSeconds, kMetricHardwareTflopsPerGpu});
+  run.metric =
+      p.child("metric").as_choice({kMetricStepSeconds, kMetricHardwareTflopsPerGpu, kMetricTokensPerSecondPerGpu});
   run.measured = p.number("measured");
   if (run.measured <= 0.0) throw ConfigError(p.child("measured").location(), "measured", "must be > 0");
   run.tolerance = optional_number(p, "tolerance");

@@ -12,7 +12,7 @@ struct ReferenceRun {
   std::string id;
   std::string gpu;     // the GPU generation ("A100", "H100"): docs/accuracy.md groups by it
   std::string config;  // relative to the data root
-  std::string metric;  // "step_s" or "hardware_tflops_per_gpu"
+  std::string metric;  // kMetric* below
   double measured = 0.0;
   std::optional<double> tolerance;  // relative; absent: reported, not asserted yet
   // |error| the point had when it was last accepted; tests keep it from growing.
@@ -47,5 +47,6 @@ std::string reference_runs_path();
 
 inline constexpr const char* kMetricStepSeconds = "step_s";
 inline constexpr const char* kMetricHardwareTflopsPerGpu = "hardware_tflops_per_gpu";
+inline constexpr const char* kMetricTokensPerSecondPerGpu = "tokens_per_s_per_gpu";
 
 }  // namespace simctl

@@ -6,6 +6,7 @@
 
 #include "sim/accuracy/accuracy_markdown.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/config/data_root.hpp"
 
 using namespace simctl;
 
