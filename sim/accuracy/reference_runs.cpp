@@ -2,6 +2,7 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/config_schema.hpp"
 #include "sim/config/data_root.hpp"
 
 namespace simctl {
@@ -14,8 +15,7 @@ std::optional<double> optional_number(const ConfigNode& node, std::string_view k
 }
 
 ReferenceRun read_run(const ConfigNode& p) {
-  p.expect_keys({"id", "gpu", "config", "metric", "measured", "tolerance", "baseline_error", "sample", "large",
-                 "source", "system", "plan"});
+  expect_section(p, "reference_runs_file.reference_points[]");
   ReferenceRun run;
   run.id = p.string("id");
   run.gpu = p.string("gpu");
@@ -37,7 +37,7 @@ ReferenceRun read_run(const ConfigNode& p) {
 }
 
 UnexpressibleRun read_unexpressible(const ConfigNode& p) {
-  p.expect_keys({"id", "gpu", "measured", "source", "reason"});
+  expect_section(p, "reference_runs_file.not_expressible[]");
   return {p.string("id"), p.string("gpu"), p.string("measured"), p.string("source"), p.string("reason")};
 }
 
@@ -45,7 +45,7 @@ UnexpressibleRun read_unexpressible(const ConfigNode& p) {
 
 ReferenceRuns load_reference_runs(const std::string& path) {
   const ConfigNode file = ConfigNode::load_file(path);
-  file.expect_keys({"reference_points", "not_expressible"});
+  expect_section(file, "reference_runs_file");
   ReferenceRuns out;
   for (const ConfigNode& p : file.child("reference_points").elements()) out.runs.push_back(read_run(p));
   if (const auto rest = file.optional_child("not_expressible")) {
