@@ -2,27 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <vector>
+
+#include "sim/core/format_number.hpp"
 
 namespace simctl {
 
 namespace {
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
 std::string with_unit(const ReferenceRun& run, double value) {
-  if (run.metric == kMetricStepSeconds) return format("%.3f s/step", value);
-  if (run.metric == kMetricTokensPerSecondPerGpu) return format("%.0f tokens/s/GPU", value);
-  return format("%.1f TFLOP/s/GPU", value);
+  if (run.metric == kMetricStepSeconds) return format_number("%.3f s/step", value);
+  if (run.metric == kMetricTokensPerSecondPerGpu) return format_number("%.0f tokens/s/GPU", value);
+  return format_number("%.1f TFLOP/s/GPU", value);
 }
 
-std::string percent(double fraction) { return format("%+.1f %%", 100.0 * fraction); }
+std::string percent(double fraction) { return format_number("%+.1f %%", 100.0 * fraction); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -36,7 +31,7 @@ std::string summary(const char* label, const std::vector<double>& abs_errors) {
   const double max = *std::max_element(abs_errors.begin(), abs_errors.end());
   return std::string(label) + ": " + std::to_string(abs_errors.size()) +
          (abs_errors.size() == 1 ? " point" : " points") + ", median |error| " +
-         format("%.1f %%", 100.0 * median(abs_errors)) + ", max " + format("%.1f %%", 100.0 * max);
+         format_number("%.1f %%", 100.0 * median(abs_errors)) + ", max " + format_number("%.1f %%", 100.0 * max);
 }
 
 std::string group_table(const std::string& group, const ReferenceRuns& runs,
@@ -70,8 +65,8 @@ std::string accuracy_group(const std::string& gpu) { return gpu == "A100" ? "A10
 std::string accuracy_row(const ReferenceRun& run, const ReferenceResult& result) {
   return "| " + run.id + " | " + std::to_string(result.gpus) + " | " + with_unit(run, run.measured) + " | " +
          with_unit(run, result.simulated) + " | " + percent(result.error) + " | " + (run.in_sample ? "in" : "out") +
-         " | " + std::string(to_string(result.dominant)) + " " + format("%.0f %%", 100.0 * result.dominant_share) +
-         " |";
+         " | " + std::string(to_string(result.dominant)) + " " +
+         format_number("%.0f %%", 100.0 * result.dominant_share) + " |";
 }
 
 std::string render_accuracy_block(const ReferenceRuns& runs, const std::map<std::string, ReferenceResult>& results) {

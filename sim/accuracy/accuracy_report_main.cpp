@@ -5,28 +5,12 @@
 // committed blocks equal what this writes.
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
-#include <stdexcept>
 
 #include "sim/accuracy/accuracy_markdown.hpp"
+#include "sim/core/text_file.hpp"
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
 
 std::string render() {
   const simctl::ReferenceRuns runs = simctl::load_reference_runs(simctl::reference_runs_path());
@@ -50,9 +34,11 @@ int main(int argc, char** argv) {
     }
     if (argc == 4 && std::strcmp(argv[1], "--update") == 0) {
       const std::string block = render();
-      write_file(argv[2], simctl::replace_marked_block(read_file(argv[2]), simctl::kAccuracyMarkers, block));
-      write_file(argv[3], simctl::replace_marked_block(read_file(argv[3]), simctl::kReadmeAccuracyMarkers,
-                                                       simctl::readme_accuracy_block(block)));
+      simctl::write_text_file(
+          argv[2], simctl::replace_marked_block(simctl::read_text_file(argv[2]), simctl::kAccuracyMarkers, block));
+      simctl::write_text_file(
+          argv[3], simctl::replace_marked_block(simctl::read_text_file(argv[3]), simctl::kReadmeAccuracyMarkers,
+                                                simctl::readme_accuracy_block(block)));
       return 0;
     }
     std::cerr << "usage: simctl-accuracy-report [--update docs/accuracy.md README.md]\n";
