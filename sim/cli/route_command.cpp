@@ -7,6 +7,7 @@
 #include "sim/cli/options.hpp"
 #include "sim/cli/system_argument.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/core/format_number.hpp"
 #include "sim/topology/part_lookup.hpp"
 #include "sim/topology/system_config.hpp"
 
@@ -15,13 +16,7 @@ namespace po = boost::program_options;
 namespace simctl {
 namespace {
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
-
-std::string latency_text(TimePs ps) { return format("%.0f ns", static_cast<double>(ps) / 1e3); }
+std::string latency_text(TimePs ps) { return format_number("%.0f ns", static_cast<double>(ps) / 1e3); }
 
 void print_hop(std::ostream& out, const System& s, std::size_t n, LinkId link, EndpointId to) {
   const LinkSpec& spec = s.link_spec(link);
@@ -40,9 +35,9 @@ void print_totals(std::ostream& out, const System& s, const Path& path) {
     if (s.link_spec(l).effective() < s.link_spec(slowest).effective()) slowest = l;
   }
   out << "total: " << path.links.size() << (path.links.size() == 1 ? " hop, " : " hops, ") << latency_text(path.latency)
-      << " latency; bottleneck " << format("%.1f", s.link_spec(slowest).bandwidth.gb_per_s()) << " GB/s per direction ("
-      << format("%.1f", s.link_spec(slowest).effective().gb_per_s()) << " GB/s effective) on " << s.link_name(slowest)
-      << "\n";
+      << " latency; bottleneck " << format_number("%.1f", s.link_spec(slowest).bandwidth.gb_per_s())
+      << " GB/s per direction (" << format_number("%.1f", s.link_spec(slowest).effective().gb_per_s())
+      << " GB/s effective) on " << s.link_name(slowest) << "\n";
 }
 
 EndpointId part_arg(const System& s, const std::string& text) {

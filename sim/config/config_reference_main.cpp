@@ -3,28 +3,16 @@
 // generated block of FILE in place. Developer tool; tests/config checks the
 // block in docs/config.md equals what this prints.
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
-#include <stdexcept>
+#include <string>
 
 #include "sim/config/schema_markdown.hpp"
+#include "sim/core/text_file.hpp"
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 void update(const std::string& path, const std::string& block) {
-  const std::string updated = simctl::replace_generated_block(read_file(path), block);
-  std::ofstream out(path);
-  out << updated;
-  if (!out) throw std::runtime_error("cannot write " + path);
+  simctl::write_text_file(path, simctl::replace_generated_block(simctl::read_text_file(path), block));
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "sim/config/schema_markdown.hpp"
 
-#include <stdexcept>
-#include <utility>
+#include "sim/core/marked_block.hpp"
 
 namespace simctl {
 namespace {
@@ -36,17 +35,6 @@ std::string render_section(const SchemaSection& s) {
   return out;
 }
 
-// [begin of the begin marker, end of the end marker)
-std::pair<std::size_t, std::size_t> block_span(const std::string& document) {
-  const std::size_t begin = document.find(kGeneratedBegin);
-  const std::size_t end = document.find(kGeneratedEnd);
-  if (begin == std::string::npos || end == std::string::npos || end < begin) {
-    throw std::invalid_argument("no generated block: expected the line '" + std::string(kGeneratedBegin) +
-                                "' and, after it, '" + std::string(kGeneratedEnd) + "'");
-  }
-  return {begin, end + kGeneratedEnd.size()};
-}
-
 }  // namespace
 
 std::string render_schema_markdown(const ConfigSchema& schema) {
@@ -56,13 +44,11 @@ std::string render_schema_markdown(const ConfigSchema& schema) {
 }
 
 std::string generated_block(const std::string& document) {
-  const auto [begin, end] = block_span(document);
-  return document.substr(begin, end - begin);
+  return marked_block(document, {kGeneratedBegin, kGeneratedEnd});
 }
 
 std::string replace_generated_block(const std::string& document, const std::string& block) {
-  const auto [begin, end] = block_span(document);
-  return document.substr(0, begin) + block + document.substr(end);
+  return replace_marked_block(document, {kGeneratedBegin, kGeneratedEnd}, block);
 }
 
 }  // namespace simctl
