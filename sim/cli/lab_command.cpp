@@ -100,7 +100,12 @@ StepOutput run_step(const LabRecipe& lab, const LabStep& step, const LabPaths& p
   return {out.str() + err.str()};
 }
 
-std::string figure_value(const LabFigure& figure, const std::string& output) {
+struct FigureValue {
+  std::string value;
+  std::string unit;
+};
+
+FigureValue figure_value(const LabFigure& figure, const std::string& output) {
   const std::regex pattern(figure.pattern), after(figure.after);
   bool searching = figure.after.empty();
   std::istringstream lines(output);
@@ -109,7 +114,7 @@ std::string figure_value(const LabFigure& figure, const std::string& output) {
     if (!searching) {
       searching = std::regex_search(line, after);
     } else if (std::regex_search(line, match, pattern)) {
-      return match[1].str();
+      return {match[1].str(), match.size() > 2 ? match[2].str() : figure.unit};
     }
   }
   throw std::runtime_error(figure.where.to_string() + ": figure '" + figure.label + "': no line of step '" +
@@ -155,8 +160,9 @@ void print_figures(const LabRecipe& lab, const std::map<std::string, StepOutput>
   out << "\nKey figures:\n  " << std::left << std::setw(static_cast<int>(width)) << "figure" << "  " << std::right
       << std::setw(14) << "value" << "  unit\n";
   for (const LabFigure& f : lab.figures) {
+    const FigureValue v = figure_value(f, outputs.at(f.step).text);
     out << "  " << std::left << std::setw(static_cast<int>(width)) << f.label << "  " << std::right << std::setw(14)
-        << figure_value(f, outputs.at(f.step).text) << "  " << f.unit << "\n";
+        << v.value << "  " << v.unit << "\n";
   }
 }
 

@@ -33,15 +33,22 @@ LabStep read_step(const ConfigNode& node) {
 
 LabFigure read_figure(const ConfigNode& node, const std::set<std::string>& steps) {
   expect_section(node, "lab.figures[]");
-  LabFigure figure{node.string("figure"), node.string("step"), node.string("match"), node.string("unit"),
+  LabFigure figure{node.string("figure"), node.string("step"), node.string("match"), node.string_or("unit", ""),
                    node.string_or("after", ""), node.location()};
   if (!steps.count(figure.step)) {
     node.child("step").fail("no step has id '" + figure.step + "'; valid: " +
                             join_choices(std::vector<std::string>(steps.begin(), steps.end())));
   }
   try {
-    if (std::regex(figure.pattern).mark_count() != 1) {
-      node.child("match").fail("the pattern needs exactly one capture group (the value), e.g. 'Step time: +([0-9.]+)'");
+    const auto groups = std::regex(figure.pattern).mark_count();
+    if (groups != 1 && groups != 2) {
+      node.child("match").fail(
+          "the pattern needs one capture group (the value), e.g. 'Step time +([0-9.]+) ms', or two (the value, then "
+          "its unit as printed, e.g. '([0-9.]+) (ns|us|ms|s)')");
+    }
+    if ((groups == 1) == figure.unit.empty()) {
+      node.fail(groups == 1 ? "needs `unit` (e.g. ms, GiB, samples/s): its pattern captures the value alone"
+                            : "has no `unit`: its pattern's second capture group gives the unit as printed");
     }
   } catch (const std::regex_error& e) {
     node.child("match").fail(std::string("not a valid regular expression: ") + e.what());

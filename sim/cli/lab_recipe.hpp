@@ -22,8 +22,8 @@ struct LabStep {
 struct LabFigure {
   std::string label;    // "DDP step, 8 GPUs"
   std::string step;     // the step whose printed output holds it
-  std::string pattern;  // ECMAScript regex with one capture group, matched line by line
-  std::string unit;     // "ms", "GiB", "%", "x"
+  std::string pattern;  // ECMAScript regex, matched line by line: group 1 the value, group 2 (if any) its unit
+  std::string unit;     // "ms", "GiB", "samples/s"; empty when the pattern captures the unit
   std::string after;    // optional regex: search from the first line it matches (a device's section)
   SourceLocation where;
 };
