@@ -119,14 +119,14 @@ FigureValue figure_value(const LabFigure& figure, const std::string& output) {
   }
   throw std::runtime_error(figure.where.to_string() + ": figure '" + figure.label + "': no line of step '" +
                            figure.step + "' matches '" + figure.pattern + "'" +
-                           (figure.after.empty() ? "" : " after a line matching '" + figure.after + "'") + " (did the command's output change?)");
+                           (figure.after.empty() ? "" : " after a line matching '" + figure.after + "'") +
+                           " (did the command's output change?)");
 }
 
 void draw_chart(const LabChart& chart, const LabPaths& paths, std::ostream& out) {
   const auto png = paths.plot / chart.png;
   if (!chart.from.empty()) {
-    std::filesystem::copy_file(substituted(chart.from, paths), png,
-                               std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(substituted(chart.from, paths), png, std::filesystem::copy_options::overwrite_existing);
   } else {
     std::string command = kPython;
     for (const std::string& word : words_of(substituted(chart.script, paths, png.string())))
@@ -157,8 +157,9 @@ struct ScratchDir {
 void print_figures(const LabRecipe& lab, const std::map<std::string, StepOutput>& outputs, std::ostream& out) {
   std::size_t width = std::string("figure").size();
   for (const LabFigure& f : lab.figures) width = std::max(width, f.label.size());
-  out << "\nKey figures:\n  " << std::left << std::setw(static_cast<int>(width)) << "figure" << "  " << std::right
-      << std::setw(14) << "value" << "  unit\n";
+  out << "\nKey figures:\n  " << std::left << std::setw(static_cast<int>(width)) << "figure"
+      << "  " << std::right << std::setw(14) << "value"
+      << "  unit\n";
   for (const LabFigure& f : lab.figures) {
     const FigureValue v = figure_value(f, outputs.at(f.step).text);
     out << "  " << std::left << std::setw(static_cast<int>(width)) << f.label << "  " << std::right << std::setw(14)
@@ -201,8 +202,8 @@ int lab_run_command_main(const ParsedOptions& options, std::ostream& out) {
     require_matplotlib();
     std::filesystem::create_directories(paths.plot);
   }
-  out << "Lab " << lab.number << ": " << lab.title << "\n" << lab.question << "\n\nRan (README: "
-      << (lab.folder.filename() / "README.md").string() << "):\n";
+  out << "Lab " << lab.number << ": " << lab.title << "\n"
+      << lab.question << "\n\nRan (README: " << (lab.folder.filename() / "README.md").string() << "):\n";
   std::map<std::string, StepOutput> outputs;
   for (const LabStep& step : lab.steps) {
     out << "  simctl " << step.command << (step.exit_code != 0 ? "   (refused, as the lab expects)" : "") << "\n";

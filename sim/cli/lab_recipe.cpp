@@ -33,11 +33,11 @@ LabStep read_step(const ConfigNode& node) {
 
 LabFigure read_figure(const ConfigNode& node, const std::set<std::string>& steps) {
   expect_section(node, "lab.figures[]");
-  LabFigure figure{node.string("figure"), node.string("step"), node.string("match"), node.string_or("unit", ""),
-                   node.string_or("after", ""), node.location()};
+  LabFigure figure{node.string("figure"),      node.string("step"),         node.string("match"),
+                   node.string_or("unit", ""), node.string_or("after", ""), node.location()};
   if (!steps.count(figure.step)) {
-    node.child("step").fail("no step has id '" + figure.step + "'; valid: " +
-                            join_choices(std::vector<std::string>(steps.begin(), steps.end())));
+    node.child("step").fail("no step has id '" + figure.step +
+                            "'; valid: " + join_choices(std::vector<std::string>(steps.begin(), steps.end())));
   }
   try {
     const auto groups = std::regex(figure.pattern).mark_count();
@@ -79,7 +79,8 @@ LabRecipe load_lab_recipe(const std::filesystem::path& file) {
   LabRecipe lab;
   lab.folder = file.parent_path();
   lab.number = lab_number(lab.folder.filename().string());
-  if (lab.number == 0) root.fail("a lab's folder is named NN-name (e.g. 05-scaling-out), not '" + lab.folder.filename().string() + "'");
+  if (lab.number == 0)
+    root.fail("a lab's folder is named NN-name (e.g. 05-scaling-out), not '" + lab.folder.filename().string() + "'");
   lab.title = root.string("title");
   lab.question = root.string("question");
   std::set<std::string> ids;
