@@ -57,7 +57,7 @@ TEST_CASE("Lab 4: simctl lab run 4 prints DDP's near-linear speedup and DataPara
   const double one = lab.number("throughput, 1 GPU");
   CHECK(lab.number("throughput, DDP on 8 GPUs") / one > 7.5);
   CHECK(lab.number("throughput, DataParallel on 8 GPUs") < 0.8 * lab.number("throughput, DDP on 8 GPUs"));
-  CHECK(lab.number("step time, DDP") * 1.5 < lab.number("step time, DataParallel"));
+  CHECK(lab.number("step time, DataParallel") > 1.25 * lab.number("step time, DDP"));
   CHECK(lab.number("exposed communication, DataParallel") > 5 * lab.number("exposed communication, DDP"));
   CHECK(lab.at("throughput, 1 GPU").unit == "samples/s");
 }
