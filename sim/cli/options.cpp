@@ -41,8 +41,11 @@ ParsedOptions parse_command_options(const Command& command, const std::vector<st
   if (parsed.values.count("positional"))
     parsed.positionals = parsed.values["positional"].as<std::vector<std::string>>();
   if (parsed.positionals.size() != command.positionals) {
-    throw UsageError("expected: simctl " + std::string(command.usage) + " (e.g. simctl " + command.name +
-                     " configs/dgx_h100_x8.yaml; simctl " + command.name + " --help for its options)");
+    // The example names a config only where the command takes one (not `lab run N`).
+    const bool takes_config = std::string(command.usage).find("CONFIG") != std::string::npos;
+    throw UsageError("expected: simctl " + std::string(command.usage) + " (" +
+                     (takes_config ? "e.g. simctl " + std::string(command.name) + " configs/dgx_h100_x8.yaml; " : "") +
+                     "simctl " + command.name + " --help for its options)");
   }
   return parsed;
 }

@@ -16,6 +16,8 @@ Options sweep_options();
 Options sweep_merge_options();
 Options search_options();
 Options roofline_options();
+Options lab_list_options();
+Options lab_run_options();
 int run_command_main(const ParsedOptions& options, std::ostream& out);
 int check_command_main(const ParsedOptions& options, std::ostream& out);
 int memory_command_main(const ParsedOptions& options, std::ostream& out);
@@ -27,6 +29,8 @@ int sweep_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
 int search_command_main(const ParsedOptions& options, std::ostream& out);
 int roofline_command_main(const ParsedOptions& options, std::ostream& out);
+int lab_list_command_main(const ParsedOptions& options, std::ostream& out);
+int lab_run_command_main(const ParsedOptions& options, std::ostream& out);
 
 const std::vector<Command>& all_commands() {
   static const std::vector<Command> commands{
@@ -56,6 +60,11 @@ const std::vector<Command>& all_commands() {
       {"search", "search CONFIG [options]",
        "find the fastest parallel plan (TP, PP, DP, micro-batch, recompute, ZeRO, EP) for the config's model", 1,
        search_options, search_command_main},
+      {"lab list", "lab list", "list the course labs (labs/): number, folder, title and question", 0, lab_list_options,
+       lab_list_command_main},
+      {"lab run", "lab run N [--plot DIR]",
+       "run course lab N's simulations (its labs/NN-name/lab.yaml) and print its key figures; --plot writes its charts",
+       1, lab_run_options, lab_run_command_main},
   };
   return commands;
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tests/cli/run_binary.hpp"
+#include "tests/labs/lab_run.hpp"
 
 using nlohmann::json;
 using simctl::testing::read_text;
@@ -125,4 +126,24 @@ TEST_CASE("Lab 1: --plot draws the roofline chart", "[labs][plot]") {
   const std::string check = "/usr/bin/python3 plots/check_png.py " + png.string() + " --min-width 600 --min-height 400";
   CHECK(std::system((check + " >/dev/null 2>&1").c_str()) == 0);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Lab 1: simctl lab run 1 prints the ridge order and which ops sit under which roof", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(1);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  // DDR4 < GDDR6X < HBM2e < HBM3: FLOP/s grew faster than bandwidth.
+  CHECK(lab.number("ridge point, EPYC 7742 (DDR4)") < lab.number("ridge point, RTX 3090 (GDDR6X)"));
+  CHECK(lab.number("ridge point, RTX 3090 (GDDR6X)") < lab.number("ridge point, A100 (HBM2e)"));
+  CHECK(lab.number("ridge point, A100 (HBM2e)") < lab.number("ridge point, H100 (HBM3)"));
+  CHECK(lab.at("ridge point, H100 (HBM3)").unit == "FLOP/B");
+  CHECK(lab.at("GPT 1.3B LayerNorm on H100").text == "memory");
+  CHECK(lab.at("GPT 1.3B mlp_up GEMM on H100").text == "compute");
+  CHECK(lab.at("ResNet-50 1x1 conv1 on RTX 3090").text == "compute");
+  CHECK(lab.at("ResNet-50 1x1 conv1 on H100").text == "memory");
+  CHECK(lab.at("ResNet-50 3x3 conv2 on H100").text == "compute");
+  CHECK(lab.at("MLP GEMM (fc) on H100, bound by").text == "launch");
+  // The Adam step is bandwidth-bound: the H100 is faster by its bandwidth, not its FLOP/s.
+  CHECK(lab.number("GPT 1.3B Adam step, EPYC 7742") / lab.number("GPT 1.3B Adam step, H100") > 10);
+  CHECK(lab.at("GPT 1.3B Adam step, H100").unit == "ms");
 }

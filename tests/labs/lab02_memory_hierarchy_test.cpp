@@ -11,6 +11,7 @@
 #include "models/network/link_kinds.hpp"
 #include "sim/exec/system_transfer.hpp"
 #include "sim/topology/system_config.hpp"
+#include "tests/labs/lab_run.hpp"
 #include "tests/labs/lab_sweep.hpp"
 
 using namespace simctl;
@@ -92,4 +93,19 @@ TEST_CASE("lab 2: an HDD starves 8 GPUs training ResNet-50, and an NVMe keeps th
   // NVMe: the step is the GPUs' (loading is only the host-to-device copy).
   CHECK(loading_share(2) < 0.1);
   CHECK(images(2) > 10 * images(0));
+}
+
+TEST_CASE("Lab 2: simctl lab run 2 prints the hierarchy's latencies and which disk feeds 8 GPUs", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(2);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  for (const char* level : {"L1", "L2", "L3", "DRAM"}) CHECK(lab.at(std::string(level) + ", 64 B: time").unit == "ns");
+  CHECK(lab.number("L1, 64 B: time") < lab.number("L2, 64 B: time"));
+  CHECK(lab.number("L2, 64 B: time") < lab.number("L3, 64 B: time"));
+  CHECK(lab.number("L3, 64 B: time") < lab.number("DRAM, 64 B: time"));
+  CHECK(lab.at("HDD -> DRAM, 64 B: time").unit == "ms");
+  CHECK(lab.number("8x H100 ResNet-50 fed by the HDD") < lab.number("8x H100 ResNet-50 fed by the SATA SSD"));
+  CHECK(lab.number("8x H100 ResNet-50 fed by the SATA SSD") * 4 < lab.number("8x H100 ResNet-50 fed by the NVMe"));
+  CHECK(lab.at("HDD run is").text == "input-bound");
+  CHECK(lab.at("NVMe run is").text != "input-bound");
 }

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/labs/lab_run.hpp"
 #include "tests/labs/lab_sweep.hpp"
 
 using namespace simctl;
@@ -64,4 +65,21 @@ TEST_CASE("lab 3: the copy's share of the step grows with the batch and settles,
   for (std::size_t i = 1; i < rows.size(); ++i) CHECK(copy_share(rows[i]) >= copy_share(rows[i - 1]));
   CHECK(copy_share(rows.front()) < copy_share(rows.back()) / 3);
   CHECK(copy_share(rows[8]) < 1.05 * copy_share(rows[7]));
+}
+
+TEST_CASE("Lab 3: simctl lab run 3 prints what pageable memory, the PCIe generation and a switch cost",
+          "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(3);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  REQUIRE(lab.at("256 MiB host->GPU, pinned").unit == lab.at("256 MiB host->GPU, pageable").unit);
+  CHECK(lab.number("256 MiB host->GPU, pageable") > 2 * lab.number("256 MiB host->GPU, pinned"));
+  CHECK(lab.number("ResNet-50 step, Gen3 pageable") > lab.number("ResNet-50 step, Gen3 pinned"));
+  CHECK(lab.number("ResNet-50 step, Gen5 pinned") < lab.number("ResNet-50 step, Gen3 pinned"));
+  // Pageable throws away most of what the faster slot bought: Gen5 pageable is slower than Gen3 pinned.
+  CHECK(lab.number("ResNet-50 step, Gen5 pageable") > lab.number("ResNet-50 step, Gen3 pinned"));
+  CHECK(lab.number("step, 4 GPUs behind one switch") > lab.number("step, 1 GPU behind the switch"));
+  // The copy never goes away with a bigger batch: a few percent of the step at batch 128.
+  CHECK(lab.number("batch 128, Gen4 pinned: copy share") > 5.0);
+  CHECK(lab.number("batch 128, Gen4 pinned: copy share") < 10.0);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/labs/lab_report.hpp"
+#include "tests/labs/lab_run.hpp"
 
 using namespace simctl;
 
@@ -47,4 +48,16 @@ TEST_CASE("Lab 4: at micro-batch 8 DataParallel's master runs out of memory wher
   INFO(ddp.out << ddp.err);
   CHECK(ddp.exit_code == 0);
   CHECK(ddp.out.find("OUT OF MEMORY") == std::string::npos);
+}
+
+TEST_CASE("Lab 4: simctl lab run 4 prints DDP's near-linear speedup and DataParallel's shortfall", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(4);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  const double one = lab.number("throughput, 1 GPU");
+  CHECK(lab.number("throughput, DDP on 8 GPUs") / one > 7.5);
+  CHECK(lab.number("throughput, DataParallel on 8 GPUs") < 0.8 * lab.number("throughput, DDP on 8 GPUs"));
+  CHECK(lab.number("step time, DataParallel") > 1.25 * lab.number("step time, DDP"));
+  CHECK(lab.number("exposed communication, DataParallel") > 5 * lab.number("exposed communication, DDP"));
+  CHECK(lab.at("throughput, 1 GPU").unit == "samples/s");
 }

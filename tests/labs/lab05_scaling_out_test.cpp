@@ -1,10 +1,12 @@
 // Lab 5: scaling ResNet-50 out from 1 GPU to 4 servers over four networks
 // and three topologies, judged on the sweeps the lab tells students to run.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/labs/lab_report.hpp"
+#include "tests/labs/lab_run.hpp"
 
 using namespace simctl;
 using nlohmann::json;
@@ -94,4 +96,23 @@ TEST_CASE("Lab 5: DDP's ring all-reduce ignores the topology, an all-to-all does
   // against a NIC's 3).
   CHECK(ring_us == Approx(star_us).epsilon(0.02));
   CHECK(tree_us / star_us == Approx(4.0 / 3.0).epsilon(0.05));
+}
+
+TEST_CASE("Lab 5: simctl lab run 5 prints where the network dominates and draws the scaling chart", "[labs][lab_run]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("lab05_plot_" + std::to_string(::getpid()));
+  const auto lab = simctl::testing::run_lab(5, "--plot " + dir.string());
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  const double one = lab.number("1 GPU");
+  CHECK(lab.number("8 GPUs, 1 server") / (8 * one) > 0.95);
+  CHECK(lab.number("32 GPUs, 25 GbE") / (32 * one) < 0.7);
+  CHECK(lab.number("32 GPUs, InfiniBand NDR") / (32 * one) > 0.9);
+  CHECK(lab.number("DDP on a ring, 32 GPUs") == Approx(lab.number("DDP on a star, 32 GPUs")).epsilon(0.01));
+  CHECK(lab.number("all-to-all 64 MiB, tree") / lab.number("all-to-all 64 MiB, star") ==
+        Approx(4.0 / 3.0).epsilon(0.05));
+  // The chart, from the lab's own script, is a PNG.
+  const std::string png = simctl::testing::read_text(dir / "scaling.png");
+  CHECK(png.substr(0, 8) == "\x89PNG\r\n\x1a\n");
+  CHECK_THAT(lab.result.out, Catch::Contains("wrote " + (dir / "scaling.png").string()));
+  std::filesystem::remove_all(dir);
 }

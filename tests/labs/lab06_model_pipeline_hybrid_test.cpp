@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/labs/lab_report.hpp"
+#include "tests/labs/lab_run.hpp"
 
 using namespace simctl;
 using nlohmann::json;
@@ -70,4 +71,18 @@ TEST_CASE("Lab 6: GPT 22B fits on no GPU alone, and only sharded or split plans 
     ran += p["status"] == "ok" ? 1 : 0;
   }
   CHECK(ran == 5);
+}
+
+TEST_CASE("Lab 6: simctl lab run 6 prints TP's cost across nodes, the bubbles and the plans", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(6);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  CHECK(lab.number("GPT 6.7B TP 8 across nodes: step") > 1.5 * lab.number("GPT 6.7B TP 8 in a node: step"));
+  CHECK(lab.number("GPT 6.7B TP 8 across nodes: exposed TP") > 2 * lab.number("GPT 6.7B TP 8 in a node: exposed TP"));
+  // (p-1)/(m+p-1) = 3/11 = 27 % at p = 4, m = 8.
+  CHECK(lab.number("PP 4, 1F1B, m 8: pipeline bubble") == Approx(100.0 * 3 / 11).epsilon(0.12));
+  CHECK(lab.number("PP 4, m 4, interleaved: step") < lab.number("PP 4, m 4, GPipe: step"));
+  CHECK(lab.number("PP 4, m 32, GPipe: peak memory") > 2 * lab.number("PP 4, m 32, 1F1B: peak memory"));
+  CHECK(lab.number("GPT 22B on one H100 needs") > 80.0);
+  CHECK(lab.number("GPT 22B, 32 H100, TP 8 x PP 4: peak") < 80.0);
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/config/config_error.hpp"
+#include "tests/labs/lab_run.hpp"
 #include "tests/workloads/plan_run.hpp"
 
 using namespace simctl;
@@ -81,4 +82,20 @@ TEST_CASE("lab 7: a model that fits trains faster without offload", "[labs]") {
   const testing::PlanRun offloaded = testing::run_config(kLab + "gpt_1p3b_gh200_offload.yaml");
   INFO("GPT 1.3B step on the GPU " << on_gpu.step_s() << " s, with ZeRO-Offload " << offloaded.step_s() << " s");
   CHECK(on_gpu.step_s() < offloaded.step_s());
+}
+
+TEST_CASE("Lab 7: simctl lab run 7 prints what fits with offload and what C2C saves over PCIe", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(7);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  CHECK_THAT(lab.result.out, Catch::Contains("llama3_8b_gh200.yaml   (refused, as the lab expects)"));
+  CHECK(lab.number("Llama 3 8B, no offload: needs") > 96.0);  // the GH200's HBM3
+  CHECK(lab.number("Llama 3 8B, optimizer offloaded: on GPU") < 89.4);
+  CHECK(lab.number("step, optimizer offload over PCIe Gen5") > lab.number("step, optimizer offload over C2C"));
+  CHECK(lab.number("exposed copies, PCIe Gen5") > 4 * lab.number("exposed copies, C2C"));
+  CHECK(lab.number("CPU Adam step, Xeon (DDR5)") > lab.number("CPU Adam step, Grace (LPDDR5X)"));
+  // Activation offload is nearly free over C2C and not over PCIe.
+  CHECK(lab.number("step, + activations over C2C") < 1.05 * lab.number("step, optimizer offload over C2C"));
+  CHECK(lab.number("step, + activations over PCIe Gen5") > 1.5 * lab.number("step, optimizer offload over PCIe Gen5"));
+  CHECK(lab.number("GPT 1.3B on GH200, optimizer offloaded") > 2 * lab.number("GPT 1.3B on GH200, nothing offloaded"));
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/cli/run_binary.hpp"
+#include "tests/labs/lab_run.hpp"
 #include "tests/workloads/plan_run.hpp"
 
 using namespace simctl;
@@ -96,4 +97,24 @@ TEST_CASE("Lab 8: the largest model that trains grows from an RTX 3090 to an H10
   CHECK(rtx3090 < h100);
   CHECK(h100 < dgx);
   CHECK(dgx < static_cast<int>(models) - 1);  // the largest in the list fits nowhere: the table shows the limit
+}
+
+TEST_CASE("Lab 8: simctl lab run 8 prints the MLP's 22,538 parameters and where memory goes", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(8);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  CHECK(lab.at("MLP 33-512-10 parameters").text == "22,538");
+  CHECK(lab.number("MLP 33-512-10 parameters") == 33 * 512 + 512 + 512 * 10 + 10);
+  CHECK(lab.number("GPT 1.3B training, 1 H100: total") > 3 * lab.number("GPT 1.3B inference, batch 4 x 2048: total"));
+  CHECK(lab.number("8 H100, DDP: peak per GPU") > lab.number("8 H100, ZeRO-1: peak per GPU"));
+  CHECK(lab.number("8 H100, ZeRO-1: peak per GPU") > lab.number("8 H100, ZeRO-2: peak per GPU"));
+  CHECK(lab.number("8 H100, ZeRO-2: peak per GPU") > lab.number("8 H100, ZeRO-3: peak per GPU"));
+  CHECK(lab.number("8 H100, ZeRO-3: peak per GPU") > lab.number("8 H100, ZeRO-3 + full recompute: peak"));
+  CHECK(lab.number("8 H100, ZeRO-3 + full recompute: step") > lab.number("8 H100, DDP: step"));
+  CHECK(lab.number("1x RTX 3090: gpt-1.3b peak") < 24.0);
+  CHECK(lab.number("1x RTX 3090: gpt-2.7b needs") > 24.0);
+  CHECK(lab.number("1x H100: gpt-2.7b peak") < 80.0);
+  CHECK(lab.number("1x H100: gpt-6.7b needs") > 80.0);
+  CHECK(lab.number("8x H100 FSDP: megatron-gpt-22b peak") < 80.0);
+  CHECK(lab.number("8x H100 FSDP: llama2-70b needs") > 80.0);
 }

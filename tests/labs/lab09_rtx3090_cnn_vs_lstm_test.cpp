@@ -11,6 +11,7 @@
 #include "models/devices/compute_model.hpp"
 #include "sim/report/step_report.hpp"
 #include "tests/cli/run_binary.hpp"
+#include "tests/labs/lab_run.hpp"
 #include "tests/workloads/plan_run.hpp"
 
 using namespace simctl;
@@ -141,4 +142,20 @@ TEST_CASE("lab 9: over PCIe the LSTM scales worse than ResNet-50: more gradient 
   };
   INFO("gradient GB per compute-second: ResNet-50 " << grad_rate(c) / 1e9 << ", LSTM " << grad_rate(l) / 1e9);
   CHECK(grad_rate(l) > 10.0 * grad_rate(c));
+}
+
+TEST_CASE("Lab 9: simctl lab run 9 prints what bounds each model and how each scales over PCIe", "[labs][lab_run]") {
+  const auto lab = simctl::testing::run_lab(9);
+  INFO(lab.result.out << lab.result.err);
+  REQUIRE(lab.result.exit_code == 0);
+  CHECK(lab.at("ResNet-50 on 6 GPUs is").text == "compute-bound");
+  CHECK(lab.at("ResNet-50 3x3 conv2 on RTX 3090").text == "compute");
+  CHECK(lab.at("LSTM gate kernels on RTX 3090").text == "memory");
+  CHECK(lab.number("LSTM recurrent GEMM: intensity") < 75.9);  // under the RTX 3090's ridge
+  const double resnet = lab.number("ResNet-50, 6 GPUs") / (6 * lab.number("ResNet-50, 1 GPU"));
+  const double lstm = lab.number("LSTM, 6 GPUs") / (6 * lab.number("LSTM, 1 GPU"));
+  INFO("scaling efficiency on 6 GPUs: ResNet-50 " << resnet << ", LSTM " << lstm);
+  CHECK(resnet > 0.95);
+  CHECK(lstm < 0.85);
+  CHECK(lab.number("LSTM on 6 GPUs: exposed communication") > 10.0);
 }
