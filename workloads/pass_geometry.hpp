@@ -99,6 +99,21 @@ ComputeWork mlp_activation_forward(const PassGeometry& g, double elements);
 ComputeWork mlp_activation_backward(const PassGeometry& g, double elements);
 std::string activation_name(const TransformerSpec& m);  // "swiglu" or "gelu"
 
+// FP8 training's extra kernels (fp8_ops.cpp); each appends nothing unless the
+// pass runs its linear layers in fp8.
+// The dtype of a linear layer's GEMM operands: fp8 under FP8 training.
+DType linear_dtype(const PassShape& p);
+// Whether the SP all-gathers feeding fp8 GEMMs move fp8 (tp_all_gather).
+bool fp8_gathers(const PassGeometry& g);
+// A linear's `rows` x `k` input cast to fp8 with its transpose, plus this
+// pass's share of casting its k x `n` (per rank) weight.
+void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows,
+                           std::int64_t k, std::int64_t n, OpList& out);
+// A linear's `rows` x `n` output gradient cast to fp8 (E5M2) with its transpose.
+void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out);
+// Delayed scaling's per-layer amax history roll and scale update.
+void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out);
+
 // Core attention of one block: FlashAttention or Megatron's unfused kernels.
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out);
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out);

@@ -1,5 +1,7 @@
 #include "workloads/stage_layout.hpp"
 
+#include "workloads/data_parallel_sync.hpp"
+
 namespace simctl {
 namespace {
 
@@ -43,6 +45,16 @@ ModelUnit layer_unit(const PassShape& base, std::int64_t layer) {
   return u;
 }
 
+// Each weight is cast to fp8 once per step and kept over its micro-batches
+// (TE's is_first_microbatch); weights that ZeRO-3/FSDP gather afresh for
+// every micro-batch are cast each time, and, gathered in fp8, as the shard
+// each rank casts before the gather (torchtitan's Float8 pre-all-gather).
+double fp8_weight_cast_share(const WorkloadSpec& spec) {
+  if (!shards_weights(spec.strategy)) return 1.0 / static_cast<double>(spec.grad_accum);
+  const bool gathered_in_fp8 = spec.fp8 && spec.fp8->param_all_gather;
+  return gathered_in_fp8 ? 1.0 / static_cast<double>(spec.parallel.data) : 1.0;
+}
+
 }  // namespace
 
 double StageChunk::parameters() const {
@@ -66,6 +78,8 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.sequence = spec.parallel.sequence && spec.parallel.tensor > 1;
   p.expert = spec.parallel.expert;
   p.kernel_time_factor = spec.kernel_time_factor;
+  p.fp8 = spec.fp8;
+  p.fp8_weight_cast_share = fp8_weight_cast_share(spec);
   return p;
 }
 

@@ -24,19 +24,21 @@ std::string layer_prefix(std::int64_t layer, const std::string& tag) {
   return "layer" + std::to_string(layer) + "." + tag;
 }
 
-ComputeWork forward_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
-  return gemm_work(g.token_rows(), n, k, g.p.dtype, bytes_per_element(g.p.dtype));
+// `operands`: the dtype the GEMM reads (linear_dtype() for a block's linear
+// layers, fp8 under FP8 training); it writes the pass dtype.
+ComputeWork forward_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k, DType operands) {
+  return gemm_work(g.token_rows(), n, k, operands, bytes_per_element(g.p.dtype));
 }
 
 // Forward Y[T,n] = X[T,k] W[k,n]. dgrad: dX[T,k] = dY[T,n] W^T.
-ComputeWork dgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
-  return gemm_work(g.token_rows(), k, n, g.p.dtype, bytes_per_element(g.p.dtype));
+ComputeWork dgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k, DType operands) {
+  return gemm_work(g.token_rows(), k, n, operands, bytes_per_element(g.p.dtype));
 }
 
 // wgrad: dW[k,n] = X^T[k,T] dY[T,n], written in the gradient dtype. The bias
 // gradient (a column sum of dY) rides in the GEMM epilogue.
-ComputeWork wgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
-  return gemm_work(k, n, g.token_rows(), g.p.dtype, bytes_per_element(g.p.grad_dtype));
+ComputeWork wgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k, DType operands) {
+  return gemm_work(k, n, g.token_rows(), operands, bytes_per_element(g.p.grad_dtype));
 }
 
 ComputeWork norm_forward(const PassGeometry& g) {
@@ -72,12 +74,38 @@ void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, 
   out.compute(name, phase, streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kRopeFlops, 2.0));
 }
 
-// Entering a tensor-parallel region: with SP, gather the s/t row shards.
+// Entering a tensor-parallel region: with SP, gather the s/t row shards
+// (in fp8 when they feed an fp8 GEMM and the gathers move fp8).
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
-                           int consumer_offset = 0) {
+                           int consumer_offset = 0, bool fp8_operand = false) {
   if (g.tensor_parallel() && g.p.sequence) {
-    out.comm(name, phase, CollectiveOp::all_gather, g.activation_bytes(), consumer_offset);
+    const bool fp8 = fp8_operand && fp8_gathers(g);
+    const double bytes = fp8 ? g.hidden_elements() * bytes_per_element(DType::fp8) : g.activation_bytes();
+    out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset);
   }
+}
+
+// The hidden-wide input of a column-parallel linear (QKV, MLP up) or output
+// gradient of a row-parallel one (attention output, MLP down), which SP
+// gathers from row shards, cast to fp8 under FP8 training: before the gather
+// when it moves fp8 (the cast then covers the shard), else after it.
+// `cast` appends the cast over the rows it is given.
+template <typename Cast>
+void gather_fp8_operand(const PassGeometry& g, const std::string& gather, OpPhase phase, OpList& out, Cast cast) {
+  if (fp8_gathers(g)) {
+    cast(g.sequence_rows());
+    enter_parallel_region(g, gather, phase, out, 0, true);
+    return;
+  }
+  enter_parallel_region(g, gather, phase, out);
+  cast(g.tokens());
+}
+
+void column_parallel_input(const PassGeometry& g, const std::string& at, const std::string& region,
+                           const std::string& linear, std::int64_t n, OpPhase phase, OpList& out) {
+  gather_fp8_operand(g, at + region + ".all_gather", phase, out, [&](double rows) {
+    append_fp8_input_cast(g, at + linear + ".fp8_cast", phase, rows, g.p.model.hidden, n, out);
+  });
 }
 
 // Leaving it: sum the partial outputs (all-reduce, or reduce-scatter to row
@@ -92,49 +120,66 @@ void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPha
 void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, const std::string& tag, OpList& out) {
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
+  const DType linear = linear_dtype(g.p);
   out.compute(at + "ln1", phase, norm_forward(g));
-  enter_parallel_region(g, at + "attn.all_gather", phase, out);
-  out.compute(at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden));
+  column_parallel_input(g, at, "attn", "qkv", g.local_qkv_columns(), phase, out);
+  out.compute(at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden, linear));
   append_rope(g, at + "rope", phase, out);
   append_attention_forward(g, at, phase, out);
-  out.compute(at + "attn_out", phase, forward_gemm(g, m.hidden, g.local_hidden()));
+  append_fp8_input_cast(g, at + "attn_out.fp8_cast", phase, g.tokens(), g.local_hidden(), m.hidden, out);
+  out.compute(at + "attn_out", phase, forward_gemm(g, m.hidden, g.local_hidden(), linear));
   leave_parallel_region(g, at + "attn.reduce", phase, out);
   out.compute(at + "residual1", phase, residual_add(g));
   out.compute(at + "ln2", phase, norm_forward(g));
   if (m.moe()) {
     append_moe_forward(g, at, phase, out);
   } else {
-    enter_parallel_region(g, at + "mlp.all_gather", phase, out);
-    out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden));
+    column_parallel_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), phase, out);
+    out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden, linear));
     out.compute(at + activation_name(m), phase, activation_forward(g));
-    out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
+    append_fp8_input_cast(g, at + "mlp_down.fp8_cast", phase, g.tokens(), g.local_ffn(), m.hidden, out);
+    out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn(), linear));
     leave_parallel_region(g, at + "mlp.reduce", phase, out);
   }
   out.compute(at + "residual2", phase, residual_add(g));
+  append_fp8_scale_update(g, at + "fp8.scale_update", phase, out);
 }
 
 // The backward of a column-parallel GEMM's input side: with SP, re-gather the
 // saved row-sharded input for the weight gradient (overlapping the dgrad GEMM),
 // then reduce the input gradient while the wgrad GEMM runs (Megatron's
-// asynchronous TP all-reduce / reduce-scatter).
+// asynchronous TP all-reduce / reduce-scatter). `operands`: the GEMMs'
+// dtype; in fp8 the output gradient is cast first and the saved input is
+// re-gathered as the fp8 it was saved in when gathers move fp8.
 void column_parallel_backward(const PassGeometry& g, const std::string& at, const std::string& gemm, std::int64_t n,
-                              std::int64_t k, std::vector<std::size_t> grads, OpList& out) {
+                              std::int64_t k, std::vector<std::size_t> grads, DType operands, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  enter_parallel_region(g, at + gemm + ".input.all_gather", bw, out, 1);
-  out.compute(at + gemm + ".dgrad", bw, dgrad_gemm(g, n, k));
+  const bool fp8 = operands == DType::fp8;
+  if (fp8) append_fp8_grad_cast(g, at + gemm + ".grad.fp8_cast", g.tokens(), n, out);
+  enter_parallel_region(g, at + gemm + ".input.all_gather", bw, out, 1, fp8);
+  out.compute(at + gemm + ".dgrad", bw, dgrad_gemm(g, n, k, operands));
   leave_parallel_region(g, at + gemm + ".dgrad.reduce", bw, out, 1);
-  out.compute(at + gemm + ".wgrad", bw, wgrad_gemm(g, n, k), std::move(grads));
+  out.compute(at + gemm + ".wgrad", bw, wgrad_gemm(g, n, k, operands), std::move(grads));
+}
+
+// A row-parallel linear's output gradient (hidden wide), SP-gathered and, in
+// fp8, cast.
+void row_parallel_grad(const PassGeometry& g, const std::string& at, const std::string& gemm, OpList& out) {
+  gather_fp8_operand(g, at + gemm + ".grad.all_gather", OpPhase::backward, out, [&](double rows) {
+    append_fp8_grad_cast(g, at + gemm + ".grad.fp8_cast", rows, g.p.model.hidden, out);
+  });
 }
 
 void append_mlp_backward(const PassGeometry& g, const std::string& at, std::vector<std::size_t> down_grads,
                          std::vector<std::size_t> up_grads, OpList& out) {
   const auto& m = g.p.model;
   const OpPhase bw = OpPhase::backward;
-  enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
-  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
-  out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()), std::move(down_grads));
+  const DType linear = linear_dtype(g.p);
+  row_parallel_grad(g, at, "mlp_down", out);
+  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn(), linear));
+  out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn(), linear), std::move(down_grads));
   out.compute(at + activation_name(m) + ".bwd", bw, activation_backward(g));
-  column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden, std::move(up_grads), out);
+  column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden, std::move(up_grads), linear, out);
 }
 
 // Backward of one block, mirroring the forward. The gradient of a residual
@@ -155,16 +200,18 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
   }
   out.compute(at + "ln2.bwd", bw, norm_backward(g), grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}));
   out.compute(at + "residual2.bwd", bw, residual_add(g));
-  enter_parallel_region(g, at + "attn_out.grad.all_gather", bw, out);
-  out.compute(at + "attn_out.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_hidden()));
-  out.compute(at + "attn_out.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_hidden()),
+  const DType linear = linear_dtype(g.p);
+  row_parallel_grad(g, at, "attn_out", out);
+  out.compute(at + "attn_out.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_hidden(), linear));
+  out.compute(at + "attn_out.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_hidden(), linear),
               grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}));
   append_attention_backward(g, at, out);
   append_rope(g, at + "rope.bwd", bw, out);
   column_parallel_backward(g, at, "qkv", g.local_qkv_columns(), m.hidden,
-                           grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), out);
+                           grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), linear, out);
   out.compute(at + "ln1.bwd", bw, norm_backward(g), grads({BlockTensor::ln1_weight, BlockTensor::ln1_bias}));
   out.compute(at + "residual1.bwd", bw, residual_add(g));
+  append_fp8_scale_update(g, at + "fp8.scale_update.bwd", bw, out);
 }
 
 double logit_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_vocab()); }
@@ -190,7 +237,7 @@ void append_head_forward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
   out.compute("final_ln", OpPhase::forward, norm_forward(g));
   enter_parallel_region(g, "lm_head.all_gather", OpPhase::forward, out);
-  out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden));
+  out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden, g.p.dtype));
   // Fused softmax cross-entropy: reads the logits, keeps the softmax in place.
   out.compute("cross_entropy", OpPhase::forward,
               streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossForwardFlops, 2.0));
@@ -209,7 +256,7 @@ void append_head_backward(const PassGeometry& g, OpList& out) {
               streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossBackwardFlops, 2.0));
   std::vector<std::size_t> head_grads;
   if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
-  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, std::move(head_grads), out);
+  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, std::move(head_grads), g.p.dtype, out);
   out.compute("final_ln.bwd", bw, norm_backward(g), final_norm_indices(m));
 }
 
