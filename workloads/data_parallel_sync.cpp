@@ -10,7 +10,7 @@ double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
   const double bytes = unit.parameters * bytes_per_element(spec.precision);
   if (!spec.fp8 || !spec.fp8->param_all_gather) return bytes;
   const auto layers = static_cast<double>(unit.shape.last_layer_end() - unit.shape.first_layer);
-  const double linear = layers * linear_weight_parameters(spec.model) / static_cast<double>(spec.parallel.tensor);
+  const double linear = layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
   return bytes - linear * (bytes_per_element(spec.precision) - bytes_per_element(DType::fp8));
 }
 
@@ -61,7 +61,7 @@ void DataParallelSync::unit_gradients(RankOps& ops, Lane& lane, double parameter
 void DataParallelSync::after_unit_backward(RankOps& ops, const ModelUnit& unit, const std::string& prefix,
                                            bool last_micro_batch) {
   const std::string name = prefix + unit.name;
-  unit_gradients(ops, dense_, dense_part(unit.parameters, unit.expert_parameters), name, last_micro_batch);
+  unit_gradients(ops, dense_, dense_part(unit.trainable, unit.expert_parameters), name, last_micro_batch);
   if (split_) unit_gradients(ops, experts_, unit.expert_parameters, name, last_micro_batch);
 }
 

@@ -18,8 +18,6 @@
 // Options: Megatron/TE's fp8 all-gathers of GEMM inputs under sequence
 // parallelism (`tp_all_gather`), torchtitan Float8's fp8 all-gather of
 // FSDP-sharded weights (`param_all_gather`).
-#include "workloads/transformer_spec.hpp"
-
 namespace simctl {
 
 struct Fp8Training {
@@ -38,8 +36,5 @@ inline constexpr double kFp8AmaxHistory = 1024.0;
 // fp8 tensors per linear layer that carry a scale: input, weight, output gradient.
 inline constexpr double kFp8TensorsPerLinear = 3.0;
 inline constexpr double kFp8LinearsPerBlock = 4.0;  // QKV, attention output, MLP up (+gate), MLP down
-
-// Weights of one dense block's four linear layers, whole (not TP-split).
-double linear_weight_parameters(const TransformerSpec& m);
 
 }  // namespace simctl

@@ -114,6 +114,27 @@ void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double
 // Delayed scaling's per-layer amax history roll and scale update.
 void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out);
 
+// Fine-tuning (lora_ops.cpp): which weights train, and LoRA's and QLoRA's
+// extra kernels, each appending nothing where they do not apply.
+bool block_weights_train(const PassShape& p, std::int64_t layer);
+bool embedding_trains(const PassShape& p);
+bool head_trains(const PassShape& p);
+bool block_runs_backward(const PassShape& p, std::int64_t layer);
+// Whether `target` of block `layer` carries adapters.
+bool adapted(const PassShape& p, std::int64_t layer, std::optional<LoraTarget> target);
+// QLoRA: the base linear's k x n (per rank) nf4 weight dequantised to bf16
+// before a GEMM reads it.
+void append_dequant(const PassGeometry& g, const std::string& name, OpPhase phase, std::int64_t k, std::int64_t n,
+                    OpList& out);
+// The adapters of a linear whose per-rank GEMM is [T x k] x [k x n]:
+// forward x A then (x A) B added to the output; backward dB, d(xA), dA and
+// d(xA) A^T added to dx.
+void append_adapter_forward(const PassGeometry& g, const std::string& name, OpPhase phase, std::int64_t k,
+                            std::int64_t n, OpList& out);
+void append_adapter_backward(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
+                             OpList& out);
+inline constexpr int kAdapterBackwardGemms = 4;
+
 // Core attention of one block: FlashAttention or Megatron's unfused kernels.
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out);
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out);

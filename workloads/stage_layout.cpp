@@ -55,11 +55,29 @@ double fp8_weight_cast_share(const WorkloadSpec& spec) {
   return gathered_in_fp8 ? 1.0 / static_cast<double>(spec.parallel.data) : 1.0;
 }
 
+// A unit's trainable parameters under `finetune`: a block's own unless
+// frozen, or its adapters; the embedding's and the head's unless frozen.
+double trainable_of(const WorkloadSpec& spec, const ModelUnit& u) {
+  if (!spec.finetune) return u.parameters;
+  const Finetune& f = *spec.finetune;
+  const PassShape& s = u.shape;
+  if (s.embedding) return f.embedding_trains() ? u.parameters : 0.0;
+  if (s.head) return f.head_trains() ? u.parameters : 0.0;
+  if (!f.runs_backward(s.first_layer)) return 0.0;
+  return f.adapters() ? adapter_parameters(spec.model, f, spec.parallel.tensor) : u.parameters;
+}
+
 }  // namespace
 
 double StageChunk::parameters() const {
   double sum = 0.0;
   for (const auto& u : units) sum += u.parameters;
+  return sum;
+}
+
+double StageChunk::trainable() const {
+  double sum = 0.0;
+  for (const auto& u : units) sum += u.trainable;
   return sum;
 }
 
@@ -79,6 +97,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.expert = spec.parallel.expert;
   p.kernel_time_factor = spec.kernel_time_factor;
   p.fp8 = spec.fp8;
+  p.finetune = spec.finetune;
   p.fp8_weight_cast_share = fp8_weight_cast_share(spec);
   return p;
 }
@@ -95,6 +114,7 @@ StageChunk stage_chunk(const WorkloadSpec& spec, std::int64_t stage, std::int64_
   const std::int64_t first_layer = c.virtual_stage * c.layers;
   for (std::int64_t l = first_layer; l < first_layer + c.layers; ++l) c.units.push_back(layer_unit(base, l));
   if (c.last) c.units.push_back(head_unit(base, c.first));
+  for (auto& u : c.units) u.trainable = trainable_of(spec, u);
   return c;
 }
 
@@ -104,6 +124,25 @@ double stage_parameters(const WorkloadSpec& spec, std::int64_t stage) {
     sum += stage_chunk(spec, stage, chunk).parameters();
   }
   return sum;
+}
+
+double stage_trainable_parameters(const WorkloadSpec& spec, std::int64_t stage) {
+  double sum = 0.0;
+  for (std::int64_t chunk = 0; chunk < spec.parallel.virtual_stages; ++chunk) {
+    sum += stage_chunk(spec, stage, chunk).trainable();
+  }
+  return sum;
+}
+
+std::int64_t stage_backward_layers(const WorkloadSpec& spec, std::int64_t stage) {
+  std::int64_t count = 0;
+  for (std::int64_t chunk = 0; chunk < spec.parallel.virtual_stages; ++chunk) {
+    for (const auto& u : stage_chunk(spec, stage, chunk).units) {
+      const bool block = !u.shape.embedding && !u.shape.head;
+      if (block && (!spec.finetune || spec.finetune->runs_backward(u.shape.first_layer))) ++count;
+    }
+  }
+  return count;
 }
 
 double stage_expert_parameters(const WorkloadSpec& spec, std::int64_t stage) {

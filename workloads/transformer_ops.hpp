@@ -65,6 +65,7 @@ struct PassShape {
   double kernel_time_factor = 1.0;  // the framework's (frameworks.yaml), applied to every compute op
   std::optional<Fp8Training> fp8;   // set: linear layers' GEMMs in fp8, with their casts (fp8_ops.cpp)
   double fp8_weight_cast_share = 1.0;  // of each weight's fp8 cast, the part this pass pays
+  std::optional<Finetune> finetune;     // set: frozen weights, adapters (lora_ops.cpp)
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };

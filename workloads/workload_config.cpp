@@ -6,6 +6,7 @@
 #include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
 #include "workloads/cnn_config.hpp"
+#include "workloads/finetune_config.hpp"
 #include "workloads/inference_config.hpp"
 
 namespace simctl {
@@ -408,6 +409,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
   if (auto offload = node.optional_child("offload")) set_offload(*offload, spec);
   check_fp8(node, spec);
+  set_finetune(node, spec);
   if (spec.data_parallel_only_model()) {
     check_mlp_plan(node, spec);
   } else {

@@ -12,6 +12,7 @@
 #include "sim/config/config_node.hpp"
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
+#include "workloads/finetune.hpp"
 #include "workloads/fp8_training.hpp"
 #include "workloads/inference_spec.hpp"
 #include "workloads/input_pipeline.hpp"
@@ -101,6 +102,8 @@ struct WorkloadSpec {
   // Set by `precision: fp8`: the linear layers' GEMMs in fp8 (fp8_training.hpp);
   // `precision` then stays bf16 for everything else.
   std::optional<Fp8Training> fp8;
+  // Set by `finetune:`: which weights train (finetune.hpp); unset, all do.
+  std::optional<Finetune> finetune;
   Optimizer optimizer = Optimizer::adam;
   DdpOptions ddp;
   ActivationRecompute recompute = ActivationRecompute::none;

@@ -111,7 +111,8 @@ Trace build_trace(const WorkloadSpec& w, int ranks) {
   const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1;
   if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
   // The parallel builder places offload copies; the flat DDP one does not.
-  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty() && !w.offload.any()) {
+  // The parallel builder also knows frozen weights and adapters (fine-tuning).
+  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty() && !w.offload.any() && !w.finetune) {
     return build_ddp_trace(w, ranks);
   }
   return build_parallel_trace(w);

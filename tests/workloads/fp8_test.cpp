@@ -10,6 +10,7 @@
 #include "op_named.hpp"
 #include "plan_run.hpp"
 #include "sim/config/config_error.hpp"
+#include "workloads/data_parallel_sync.hpp"
 #include "workloads/memory_estimate.hpp"
 #include "workloads/stage_layout.hpp"
 
@@ -145,7 +146,7 @@ TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[f
   const WorkloadSpec bf16 = workload(fsdp + "  precision: fp8\n");
   const ModelUnit layer = stage_chunk(gathered, 0, 0).units[1];
   REQUIRE(layer.name == "layer0");
-  const double linear = linear_weight_parameters(gathered.model);
+  const double linear = static_cast<double>(gathered.model.linear_parameters());
   CHECK(gathered_weight_bytes(bf16, layer) == Approx(2.0 * layer.parameters));
   CHECK(gathered_weight_bytes(gathered, layer) == Approx(2.0 * layer.parameters - linear));
 }
