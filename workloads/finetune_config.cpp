@@ -45,17 +45,11 @@ std::array<bool, 4> parse_targets(const ConfigNode& node) {
 // What fine-tuning is modelled for: dense transformers under the plans whose
 // trace builder knows frozen weights.
 void check_finetune_fits(const ConfigNode& f, const WorkloadSpec& spec) {
-  if (spec.data_parallel_only_model()) {
-    f.fail("fine-tuning is modelled for transformers, not '" + spec.model.name + "'; remove finetune");
-  }
-  if (spec.model.moe()) {
-    f.fail("fine-tuning a mixture of experts ('" + spec.model.name + "') is not modelled yet; use a dense model");
-  }
   if (spec.strategy == Strategy::data_parallel) {
     f.fail("fine-tuning under data_parallel (nn.DataParallel) is not modelled; use ddp, zero1-3 or fsdp");
   }
   if (spec.offload.any()) f.fail("fine-tuning with offload is not modelled; remove one of them");
-  if (spec.fp8 && spec.finetune->method == FinetuneMethod::qlora) {
+  if (spec.fp8 && spec.finetune && spec.finetune->method == FinetuneMethod::qlora) {
     f.child("method").fail(
         "qlora keeps its base weights in 4-bit nf4, dequantised to bf16, which cannot feed fp8 GEMMs; use "
         "precision: bf16 with qlora, or method: lora with fp8");
@@ -68,6 +62,12 @@ void set_finetune(const ConfigNode& node, WorkloadSpec& spec) {
   const auto f = node.optional_child("finetune");
   if (!f) return;
   expect_section(*f, "workload.finetune");
+  if (spec.data_parallel_only_model()) {
+    f->fail("fine-tuning is modelled for transformers, not '" + spec.model.name + "'; remove finetune");
+  }
+  if (spec.model.moe()) {
+    f->fail("fine-tuning a mixture of experts ('" + spec.model.name + "') is not modelled yet; use a dense model");
+  }
   Finetune tune;
   tune.method = f->has("method") ? parse_method(*f) : FinetuneMethod::full;
   const TransformerSpec& m = spec.model;

@@ -240,7 +240,8 @@ RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_
 StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
-  t.model_flops = training_model_flops(spec.model, sequences);
+  t.model_flops = spec.finetune ? finetune_model_flops(spec.model, *spec.finetune, sequences)
+                                 : training_model_flops(spec.model, sequences);
   t.tokens = sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
   t.parameters = static_cast<double>(spec.model.parameter_count());

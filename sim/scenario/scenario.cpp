@@ -181,6 +181,21 @@ std::string describe_parameters(std::int64_t count) {
   return text;
 }
 
+// "LoRA r16 on 4 linears", "QLoRA r64 ...", "first 4 blocks frozen".
+std::string describe_finetune(const Finetune& f) {
+  std::string text;
+  if (f.adapters()) {
+    int targets = 0;
+    for (bool t : f.targets) targets += t ? 1 : 0;
+    text = std::string(f.method == FinetuneMethod::qlora ? "QLoRA (nf4 base)" : "LoRA") + " r" +
+           std::to_string(f.rank) + " on " + std::to_string(targets) + " linears per block";
+  } else {
+    text = "full fine-tuning";
+  }
+  if (f.frozen_layers > 0) text += ", embedding and first " + std::to_string(f.frozen_layers) + " blocks frozen";
+  return text;
+}
+
 std::string describe_workload(const WorkloadSpec& w, int ranks) {
   std::string sample =
       w.mlp ? std::to_string(w.mlp->widths.front()) + " features" : std::to_string(w.model.seq_len) + " tokens";
@@ -191,7 +206,8 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
   std::string params = describe_parameters(parameter_count(w));
   if (!w.data_parallel_only_model() && w.model.moe())
     params += ", " + describe_parameters(w.model.active_parameter_count()) + " active";
-  const std::string precision = w.fp8 ? "fp8 (linear layers; bf16 elsewhere)" : std::string(to_string(w.precision));
+  std::string precision = w.fp8 ? "fp8 (linear layers; bf16 elsewhere)" : std::string(to_string(w.precision));
+  if (w.finetune) precision += ", " + describe_finetune(*w.finetune);
   return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + precision +
          ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +
          sample;
