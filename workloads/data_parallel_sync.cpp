@@ -10,7 +10,8 @@ double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
   const double bytes = unit.parameters * bytes_per_element(spec.precision);
   if (!spec.fp8 || !spec.fp8->param_all_gather) return bytes;
   const auto layers = static_cast<double>(unit.shape.last_layer_end() - unit.shape.first_layer);
-  const double linear = layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
+  const double linear =
+      layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
   return bytes - linear * (bytes_per_element(spec.precision) - bytes_per_element(DType::fp8));
 }
 

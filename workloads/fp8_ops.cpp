@@ -22,14 +22,14 @@ bool fp8_gathers(const PassGeometry& g) {
   return g.p.fp8 && g.p.fp8->tp_all_gather && g.p.sequence && g.tensor_parallel();
 }
 
-void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows,
-                           std::int64_t k, std::int64_t n, OpList& out) {
+void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows, std::int64_t k,
+                           std::int64_t n, OpList& out) {
   if (!g.p.fp8) return;
   const double weight = static_cast<double>(k) * static_cast<double>(n) * g.p.fp8_weight_cast_share;
   const double elements = rows * static_cast<double>(k) + weight;
-  out.compute(name, phase,
-              streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement,
-                             cast_tensors(g.p.dtype)));
+  out.compute(
+      name, phase,
+      streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement, cast_tensors(g.p.dtype)));
 }
 
 void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out) {
@@ -42,8 +42,7 @@ void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double
 void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
   if (!g.p.fp8) return;
   const double entries = kFp8LinearsPerBlock * kFp8TensorsPerLinear * kFp8AmaxHistory;
-  out.compute(name, phase,
-              streaming_work(ComputeKind::other, DType::fp32, entries, 1.0, kScaleUpdateTensorsTouched));
+  out.compute(name, phase, streaming_work(ComputeKind::other, DType::fp32, entries, 1.0, kScaleUpdateTensorsTouched));
 }
 
 }  // namespace simctl

@@ -55,10 +55,10 @@ void append_adapter_backward(const PassGeometry& g, const std::string& name, std
   const DType d = g.p.dtype;
   const OpPhase bw = OpPhase::backward;
   const int grad_bytes = bytes_per_element(g.p.grad_dtype);
-  out.compute(name + ".lora_b.wgrad", bw, gemm_work(r, n, t, d, grad_bytes));          // dB = (xA)^T dy
+  out.compute(name + ".lora_b.wgrad", bw, gemm_work(r, n, t, d, grad_bytes));            // dB = (xA)^T dy
   out.compute(name + ".lora_b.dgrad", bw, gemm_work(t, r, n, d, bytes_per_element(d)));  // d(xA) = dy B^T
-  out.compute(name + ".lora_a.wgrad", bw, gemm_work(k, r, t, d, grad_bytes));          // dA = x^T d(xA)
-  out.compute(name + ".lora_a.dgrad", bw, accumulating_gemm(t, k, r, d));              // dx += d(xA) A^T
+  out.compute(name + ".lora_a.wgrad", bw, gemm_work(k, r, t, d, grad_bytes));            // dA = x^T d(xA)
+  out.compute(name + ".lora_a.dgrad", bw, accumulating_gemm(t, k, r, d));                // dx += d(xA) A^T
 }
 
 }  // namespace simctl

@@ -127,8 +127,8 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
   double base_bytes = held * precision;
   if (f.method == FinetuneMethod::qlora) {
     const double layers = static_cast<double>(spec.model.layers / spec.parallel.pipeline);
-    const double linear = layers * static_cast<double>(spec.model.linear_parameters()) /
-                          static_cast<double>(spec.parallel.tensor);
+    const double linear =
+        layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
     base_bytes -= linear * (precision - kNf4BytesPerParameter);
   }
   const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
@@ -193,21 +193,23 @@ double fp8_weight_copy_bytes(const WorkloadSpec& spec) {
   if (!spec.fp8 || shards_weights(spec.strategy)) return 0.0;
   const auto& par = spec.parallel;
   const double layers = static_cast<double>(spec.model.layers / par.pipeline);
-  return layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(par.tensor) * kFp8WeightCopyBytes;
+  return layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(par.tensor) *
+         kFp8WeightCopyBytes;
 }
 
 StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   const auto& par = spec.parallel;
   StageMemory row{stage, "stage " + std::to_string(stage), {}, 0, {}};
-  row.items = spec.finetune ? finetune_state(spec, stage)
-                            : model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
+  row.items = spec.finetune
+                  ? finetune_state(spec, stage)
+                  : model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
   if (spec.fp8) row.items.push_back({"fp8_weight_copies", fp8_weight_copy_bytes(spec)});
   const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
   row.in_flight = peak_in_flight(steps);
   // Blocks that run no backward (frozen below everything that trains) keep no activations.
-  const double layers = spec.finetune ? static_cast<double>(stage_backward_layers(spec, stage)) /
-                                            static_cast<double>(par.virtual_stages)
-                                      : static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
+  const double layers =
+      spec.finetune ? static_cast<double>(stage_backward_layers(spec, stage)) / static_cast<double>(par.virtual_stages)
+                    : static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
   row.items.push_back({"activations", static_cast<double>(row.in_flight) * layers * layer_activation_bytes(spec)});
   double temporary = 0.0;
   if (spec.recompute == ActivationRecompute::full) temporary += full_layer_bytes(spec);  // the layer being recomputed

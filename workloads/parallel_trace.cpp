@@ -241,7 +241,7 @@ StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
   t.model_flops = spec.finetune ? finetune_model_flops(spec.model, *spec.finetune, sequences)
-                                 : training_model_flops(spec.model, sequences);
+                                : training_model_flops(spec.model, sequences);
   t.tokens = sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
   t.parameters = static_cast<double>(spec.model.parameter_count());

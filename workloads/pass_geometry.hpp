@@ -107,8 +107,8 @@ DType linear_dtype(const PassShape& p);
 bool fp8_gathers(const PassGeometry& g);
 // A linear's `rows` x `k` input cast to fp8 with its transpose, plus this
 // pass's share of casting its k x `n` (per rank) weight.
-void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows,
-                           std::int64_t k, std::int64_t n, OpList& out);
+void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows, std::int64_t k,
+                           std::int64_t n, OpList& out);
 // A linear's `rows` x `n` output gradient cast to fp8 (E5M2) with its transpose.
 void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out);
 // Delayed scaling's per-layer amax history roll and scale update.

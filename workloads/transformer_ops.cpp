@@ -176,8 +176,7 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
 // in when gathers move fp8. A frozen weight has no wgrad; its adapters'
 // GEMMs (which read the input and add to its gradient) run before the
 // reduction instead, and the input is gathered only if something reads it.
-void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads,
-                              OpList& out) {
+void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
   const bool fp8 = lin.operands == DType::fp8;
   append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);

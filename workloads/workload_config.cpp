@@ -322,8 +322,9 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
     spec.fp8->param_all_gather = f->bool_or("param_all_gather", false);
     if (spec.fp8->tp_all_gather && !(spec.parallel.sequence && spec.parallel.tensor > 1)) {
       f->child("tp_all_gather")
-          .fail("fp8 all-gathers of activations need sequence parallelism (parallel.sequence: true with tensor > "
-                "1); set it, or tp_all_gather: false");
+          .fail(
+              "fp8 all-gathers of activations need sequence parallelism (parallel.sequence: true with tensor > "
+              "1); set it, or tp_all_gather: false");
     }
     if (spec.fp8->param_all_gather && !shards_weights_strategy(spec.strategy)) {
       f->child("param_all_gather")

@@ -102,8 +102,8 @@ void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, cons
     }
     workload_node.child("precision")
         .fail("fp8 needs FP8 tensor cores, but rank " + std::to_string(r) + " runs on GPU " + std::to_string(gpu) +
-              ", a " + spec.name + " (" + model + "), which has none; use bf16, or GPUs with FP8: " +
-              join_choices(with_fp8));
+              ", a " + spec.name + " (" + model +
+              "), which has none; use bf16, or GPUs with FP8: " + join_choices(with_fp8));
   }
 }
 
@@ -208,9 +208,8 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
     params += ", " + describe_parameters(w.model.active_parameter_count()) + " active";
   std::string precision = w.fp8 ? "fp8 (linear layers; bf16 elsewhere)" : std::string(to_string(w.precision));
   if (w.finetune) precision += ", " + describe_finetune(*w.finetune);
-  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + precision +
-         ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +
-         sample;
+  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + precision + ", micro-batch " +
+         std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " + sample;
 }
 
 std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s, int ranks) {

@@ -121,9 +121,8 @@ TEST_CASE("LoRA's gradients, optimizer states and DP sync are the adapters' and 
   const WorkloadSpec r32 = workload(lora(32));
   const auto& m = r16.model;
   const double h = static_cast<double>(m.hidden);
-  const double per_block =
-      16.0 * (h + static_cast<double>(m.qkv_width()) + h + h + h + static_cast<double>(m.mlp_up_width()) +
-              static_cast<double>(m.ffn) + h);
+  const double per_block = 16.0 * (h + static_cast<double>(m.qkv_width()) + h + h + h +
+                                   static_cast<double>(m.mlp_up_width()) + static_cast<double>(m.ffn) + h);
   const double adapters = static_cast<double>(m.layers) * per_block;
   CHECK(stage_trainable_parameters(r16, 0) == Approx(adapters));
   const StageMemory row16 = estimate_memory(r16).front();
