@@ -2,15 +2,11 @@
 // lose their weight-gradient GEMMs, gradients, optimizer states and sync;
 // LoRA adds its adapter GEMMs and trains only them; QLoRA stores the base
 // linears in nf4 and dequantises them before each read; bad input is refused.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
 
+#include "config_rejection.hpp"
 #include "op_named.hpp"
 #include "plan_run.hpp"
-#include "sim/config/config_error.hpp"
 #include "workloads/memory_estimate.hpp"
 #include "workloads/parallel_trace.hpp"
 #include "workloads/stage_layout.hpp"
@@ -45,13 +41,7 @@ double item_bytes(const StageMemory& row, const std::string& name) {
   return 0.0;
 }
 
-std::string write_config(const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("simctl_finetune_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto file = dir / "run.yaml";
-  std::ofstream(file) << text;
-  return file.string();
-}
+std::string write_config(const std::string& text) { return write_test_config("simctl_finetune", "run", text); }
 
 std::string run_config_text(const std::string& workload_lines) {
   return "name: finetune case\nsystem: " + config_path("configs/systems/dgx_h100.yaml") + "\nworkload:\n" +
@@ -59,13 +49,7 @@ std::string run_config_text(const std::string& workload_lines) {
 }
 
 std::string rejection(const std::string& workload_lines) {
-  try {
-    load_scenario(write_config(run_config_text(workload_lines)));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  FAIL("accepted " << workload_lines);
-  return {};
+  return load_rejection(write_config(run_config_text(workload_lines)));
 }
 
 // Bytes of the step's data-parallel gradient collectives on rank 0.

@@ -1,15 +1,11 @@
 // FP8 training (`precision: fp8`, workloads/fp8_training.hpp): which GEMMs
 // run in fp8, what the casts and fp8 weight copies cost, the fp8
 // all-gathers, and the configs it refuses.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
 
+#include "config_rejection.hpp"
 #include "op_named.hpp"
 #include "plan_run.hpp"
-#include "sim/config/config_error.hpp"
 #include "workloads/data_parallel_sync.hpp"
 #include "workloads/memory_estimate.hpp"
 #include "workloads/stage_layout.hpp"
@@ -31,26 +27,14 @@ const std::string kLlama7bBf16 =
     "  precision: bf16\n";
 
 std::string write_config(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("simctl_fp8_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto file = dir / (name + ".yaml");
-  std::ofstream(file) << text;
-  return file.string();
+  return write_test_config("simctl_fp8", name, text);
 }
 
 std::string run_config_text(const std::string& system, const std::string& workload_lines) {
   return "name: fp8 case\nsystem: " + config_path("configs/systems/" + system) + "\nworkload:\n" + workload_lines;
 }
 
-std::string rejection(const std::string& path) {
-  try {
-    load_scenario(path);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  FAIL("accepted " << path);
-  return {};
-}
+std::string rejection(const std::string& path) { return load_rejection(path); }
 
 double item_bytes(const StageMemory& row, const std::string& name) {
   for (const auto& use : row.items) {
