@@ -6,6 +6,15 @@ bool shards_weights(Strategy s) { return s == Strategy::zero3 || s == Strategy::
 bool shards_gradients(Strategy s) { return s == Strategy::zero2 || shards_weights(s); }
 bool shards_optimizer(Strategy s) { return s == Strategy::zero1 || shards_gradients(s); }
 
+double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
+  const double bytes = unit.parameters * bytes_per_element(spec.precision);
+  if (!spec.fp8 || !spec.fp8->param_all_gather) return bytes;
+  const auto layers = static_cast<double>(unit.shape.last_layer_end() - unit.shape.first_layer);
+  const double linear =
+      layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
+  return bytes - linear * (bytes_per_element(spec.precision) - bytes_per_element(DType::fp8));
+}
+
 DataParallelSync::DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group, std::uint32_t expert_dp_group)
     : spec_(spec),
       split_(spec.parallel.expert > 1),
@@ -27,7 +36,7 @@ void DataParallelSync::before_unit(RankOps& ops, const ModelUnit& unit, const st
   std::vector<OpIndex> deps;
   if (prefetch_anchor_) deps.push_back(*prefetch_anchor_);
   prefetch_anchor_ = ops.last_compute();
-  const double bytes = unit.parameters * bytes_per_element(spec_.precision);
+  const double bytes = gathered_weight_bytes(spec_, unit);
   const std::string what = phase == OpPhase::forward ? ".weights.all_gather" : ".weights.regather";
   CollectiveCall call{CollectiveOp::all_gather, dense_.group, bytes, CommDimension::data};
   ops.other(Op{prefix + unit.name + what, phase, Stream::communication, std::move(deps), call}, 0);
@@ -53,7 +62,7 @@ void DataParallelSync::unit_gradients(RankOps& ops, Lane& lane, double parameter
 void DataParallelSync::after_unit_backward(RankOps& ops, const ModelUnit& unit, const std::string& prefix,
                                            bool last_micro_batch) {
   const std::string name = prefix + unit.name;
-  unit_gradients(ops, dense_, dense_part(unit.parameters, unit.expert_parameters), name, last_micro_batch);
+  unit_gradients(ops, dense_, dense_part(unit.trainable, unit.expert_parameters), name, last_micro_batch);
   if (split_) unit_gradients(ops, experts_, unit.expert_parameters, name, last_micro_batch);
 }
 

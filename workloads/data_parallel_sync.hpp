@@ -69,6 +69,9 @@ class DataParallelSync {
 };
 
 bool shards_weights(Strategy s);
+// Bytes ZeRO-3/FSDP all-gather for `unit`: its weights in the workload's
+// precision, its linear layers' in fp8 with fp8 `param_all_gather`.
+double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit);
 bool shards_gradients(Strategy s);
 bool shards_optimizer(Strategy s);
 

@@ -11,6 +11,7 @@
 #include "workloads/mlp_ops.hpp"
 #include "workloads/model_flops.hpp"
 #include "workloads/parameter_layout.hpp"
+#include "workloads/stage_layout.hpp"
 #include "workloads/transformer_ops.hpp"
 
 namespace simctl {
@@ -21,15 +22,6 @@ constexpr double kMlpInputBytesPerFeature = 4.0;  // fp32 features from the data
 // Images are copied as uint8 pixels and normalised on the GPU, as NVIDIA's
 // ResNet-50 recipe (DALI or its fast collate) does.
 constexpr double kCnnInputBytesPerPixel = 1.0;
-
-PassShape pass_shape(const WorkloadSpec& spec) {
-  PassShape shape = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
-  shape.recompute = spec.recompute;
-  shape.attention = spec.attention;
-  shape.dropout = spec.dropout;
-  shape.kernel_time_factor = spec.kernel_time_factor;
-  return shape;
-}
 
 // One micro-batch's passes and the parameter list gradients complete.
 struct ModelPasses {
@@ -50,7 +42,7 @@ ModelPasses model_passes(const WorkloadSpec& spec) {
     const MlpPass pass{*spec.mlp, spec.micro_batch, spec.precision, spec.ddp.grad_dtype, spec.kernel_time_factor};
     return {mlp_forward_ops(pass), mlp_backward_ops(pass), mlp_parameter_tensors(*spec.mlp)};
   }
-  const PassShape shape = pass_shape(spec);
+  const PassShape shape = plan_shape(spec);
   return {forward_ops(shape), backward_ops(shape), parameter_tensors(spec.model)};
 }
 

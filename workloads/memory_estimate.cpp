@@ -64,12 +64,26 @@ double moe_returned_per_token(const TransformerSpec& m) {
 
 bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence && spec.parallel.tensor > 1; }
 
+// Under FP8 training each linear saves its input as the fp8 transpose its
+// weight gradient reads (1 B, not 2), per s*b*h: the QKV and MLP-up inputs
+// (replicated, /t with SP) and the attention-output and MLP-down inputs
+// (TP-split; the latter ffn/h wide).
+constexpr double kFp8SavedReplicatedPerToken = 2.0;
+double fp8_saved_sharded_per_token(const TransformerSpec& m) {
+  return 1.0 + static_cast<double>(m.ffn) / static_cast<double>(m.hidden);
+}
+
 double full_layer_bytes(const WorkloadSpec& spec) {
   const double t = static_cast<double>(spec.parallel.tensor);
   const bool dropout = spec.dropout > 0.0;
   double replicated = kReplicatedPerToken - (dropout ? 0.0 : kHiddenDropoutMasks) + moe_returned_per_token(spec.model);
+  double sharded = sharded_per_token(spec.model);
+  if (spec.fp8) {
+    replicated -= kFp8SavedReplicatedPerToken;
+    sharded -= fp8_saved_sharded_per_token(spec.model);
+  }
   if (sequence_parallel(spec)) replicated /= t;
-  double bytes = sbh(spec) * (replicated + sharded_per_token(spec.model) / t + moe_gathered_per_token(spec.model));
+  double bytes = sbh(spec) * (replicated + sharded / t + moe_gathered_per_token(spec.model));
   const bool keeps_scores = spec.attention == AttentionKernel::unfused && spec.recompute == ActivationRecompute::none;
   if (keeps_scores) {
     const double s = static_cast<double>(spec.model.seq_len);
@@ -97,6 +111,32 @@ std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, doub
       {"weights", keep(shards_weights(s)) * bytes_per_element(spec.precision)},
       {"gradients", keep(shards_gradients(s)) * bytes_per_element(spec.ddp.grad_dtype)},
       {"optimizer_states", holds_optimizer ? keep(shards_optimizer(s)) * state_bytes : 0.0},
+  };
+}
+
+// Under `finetune` only what trains has gradients and optimizer states; the
+// weights are the frozen base (QLoRA: its linear layers in nf4) plus the
+// adapters in the workload's precision.
+std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t stage) {
+  const Finetune& f = *spec.finetune;
+  const Strategy s = spec.strategy;
+  const double held = stage_parameters(spec, stage);
+  const double trainable = stage_trainable_parameters(spec, stage);
+  const double adapters = f.adapters() ? trainable : 0.0;
+  const double precision = bytes_per_element(spec.precision);
+  double base_bytes = held * precision;
+  if (f.method == FinetuneMethod::qlora) {
+    const double layers = static_cast<double>(spec.model.layers / spec.parallel.pipeline);
+    const double linear =
+        layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
+    base_bytes -= linear * (precision - kNf4BytesPerParameter);
+  }
+  const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
+  auto keep = [&](double params, bool sharded) { return kept(spec, params, 0.0, sharded); };
+  return {
+      {"weights", keep(base_bytes + adapters * precision, shards_weights(s))},
+      {"gradients", keep(trainable, shards_gradients(s)) * bytes_per_element(spec.ddp.grad_dtype)},
+      {"optimizer_states", keep(trainable, shards_optimizer(s)) * state_bytes},
   };
 }
 
@@ -147,13 +187,29 @@ void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& 
   }
 }
 
+// TE keeps each linear weight's fp8 copy and transpose for the step; weights
+// ZeRO-3/FSDP gather are cast as they arrive, held only with the unit.
+double fp8_weight_copy_bytes(const WorkloadSpec& spec) {
+  if (!spec.fp8 || shards_weights(spec.strategy)) return 0.0;
+  const auto& par = spec.parallel;
+  const double layers = static_cast<double>(spec.model.layers / par.pipeline);
+  return layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(par.tensor) *
+         kFp8WeightCopyBytes;
+}
+
 StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   const auto& par = spec.parallel;
   StageMemory row{stage, "stage " + std::to_string(stage), {}, 0, {}};
-  row.items = model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
+  row.items = spec.finetune
+                  ? finetune_state(spec, stage)
+                  : model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
+  if (spec.fp8) row.items.push_back({"fp8_weight_copies", fp8_weight_copy_bytes(spec)});
   const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
   row.in_flight = peak_in_flight(steps);
-  const double layers = static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
+  // Blocks that run no backward (frozen below everything that trains) keep no activations.
+  const double layers =
+      spec.finetune ? static_cast<double>(stage_backward_layers(spec, stage)) / static_cast<double>(par.virtual_stages)
+                    : static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
   row.items.push_back({"activations", static_cast<double>(row.in_flight) * layers * layer_activation_bytes(spec)});
   double temporary = 0.0;
   if (spec.recompute == ActivationRecompute::full) temporary += full_layer_bytes(spec);  // the layer being recomputed

@@ -21,4 +21,19 @@ double training_model_flops(const TransformerSpec& model, double sequences) {
   return 3.0 * forward_model_flops_per_sequence(model) * sequences;
 }
 
+double finetune_model_flops(const TransformerSpec& m, const Finetune& tune, double sequences) {
+  const double s = static_cast<double>(m.seq_len);
+  const double block_gemm = 2.0 * s * static_cast<double>(m.linear_parameters());
+  const double attention = 4.0 * s * s * static_cast<double>(m.hidden);
+  const double lm_head = 2.0 * s * static_cast<double>(m.hidden) * static_cast<double>(m.vocab);
+  const auto frozen = static_cast<double>(tune.frozen_layers);
+  const double trained = static_cast<double>(m.layers) - frozen;
+  double per_sequence = 3.0 * forward_model_flops_per_sequence(m) - 2.0 * frozen * (block_gemm + attention);
+  if (tune.adapters()) {
+    per_sequence -= trained * block_gemm + lm_head;  // no wgrad of the frozen base
+    per_sequence += 6.0 * s * trained * adapter_parameters(m, tune, 1);
+  }
+  return per_sequence * sequences;
+}
+
 }  // namespace simctl

@@ -15,6 +15,7 @@
 // and the biases), as torchtitan counts Llama FLOPs. For a mixture of experts
 // N_matmul counts the router and the experts_per_token experts a token runs
 // through (the active parameters), not every expert.
+#include "workloads/finetune.hpp"
 #include "workloads/transformer_spec.hpp"
 
 namespace simctl {
@@ -23,5 +24,10 @@ namespace simctl {
 double forward_model_flops_per_sequence(const TransformerSpec& model);
 // Training FLOPs (3x forward) of `sequences` sequences.
 double training_model_flops(const TransformerSpec& model, double sequences);
+// The same under fine-tuning: frozen weights drop their weight-gradient
+// product (a third of their 3 passes), blocks below everything that trains
+// their whole backward, and adapters add 6 FLOPs per adapter parameter and
+// token (their own 3 passes).
+double finetune_model_flops(const TransformerSpec& model, const Finetune& tune, double sequences);
 
 }  // namespace simctl

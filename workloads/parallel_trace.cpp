@@ -140,7 +140,8 @@ bool ties_embeddings(const WorkloadSpec& spec, std::int64_t stage) {
 }
 
 std::optional<OpIndex> emit_embedding_tie(const StagePlan& plan, RankOps& ops) {
-  if (!ties_embeddings(plan.spec, plan.stage)) return std::nullopt;
+  const bool frozen = plan.spec.finetune && !plan.spec.finetune->embedding_trains();
+  if (!ties_embeddings(plan.spec, plan.stage) || frozen) return std::nullopt;
   const auto& m = plan.spec.model;
   const double bytes = static_cast<double>(m.vocab * m.hidden) / static_cast<double>(plan.spec.parallel.tensor) *
                        bytes_per_element(plan.spec.ddp.grad_dtype);
@@ -184,7 +185,8 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   sync.finish_backward(ops);
   std::vector<OpIndex> before_update = sync.gradient_ops();
   if (auto tie = emit_embedding_tie(plan, ops)) before_update.push_back(*tie);
-  const double held = stage_parameters(plan.spec, plan.stage);
+  // Only what trains is updated (all of the stage's weights unless fine-tuning freezes some).
+  const double held = stage_trainable_parameters(plan.spec, plan.stage);
   const double experts = stage_expert_parameters(plan.spec, plan.stage);
   const double updated = sync.optimizer_parameters(held, experts);
   const OpIndex update = plan.spec.offload.optimizer ? offload.optimizer_step(ops, before_update, updated)
@@ -238,7 +240,8 @@ RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_
 StepTotals step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
-  t.model_flops = training_model_flops(spec.model, sequences);
+  t.model_flops = spec.finetune ? finetune_model_flops(spec.model, *spec.finetune, sequences)
+                                : training_model_flops(spec.model, sequences);
   t.tokens = sequences * static_cast<double>(spec.model.seq_len);
   t.samples = sequences;
   t.parameters = static_cast<double>(spec.model.parameter_count());

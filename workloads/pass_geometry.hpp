@@ -99,6 +99,42 @@ ComputeWork mlp_activation_forward(const PassGeometry& g, double elements);
 ComputeWork mlp_activation_backward(const PassGeometry& g, double elements);
 std::string activation_name(const TransformerSpec& m);  // "swiglu" or "gelu"
 
+// FP8 training's extra kernels (fp8_ops.cpp); each appends nothing unless the
+// pass runs its linear layers in fp8.
+// The dtype of a linear layer's GEMM operands: fp8 under FP8 training.
+DType linear_dtype(const PassShape& p);
+// Whether the SP all-gathers feeding fp8 GEMMs move fp8 (tp_all_gather).
+bool fp8_gathers(const PassGeometry& g);
+// A linear's `rows` x `k` input cast to fp8 with its transpose, plus this
+// pass's share of casting its k x `n` (per rank) weight.
+void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows, std::int64_t k,
+                           std::int64_t n, OpList& out);
+// A linear's `rows` x `n` output gradient cast to fp8 (E5M2) with its transpose.
+void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out);
+// Delayed scaling's per-layer amax history roll and scale update.
+void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out);
+
+// Fine-tuning (lora_ops.cpp): which weights train, and LoRA's and QLoRA's
+// extra kernels, each appending nothing where they do not apply.
+bool block_weights_train(const PassShape& p, std::int64_t layer);
+bool embedding_trains(const PassShape& p);
+bool head_trains(const PassShape& p);
+bool block_runs_backward(const PassShape& p, std::int64_t layer);
+// Whether `target` of block `layer` carries adapters.
+bool adapted(const PassShape& p, std::int64_t layer, std::optional<LoraTarget> target);
+// QLoRA: the base linear's k x n (per rank) nf4 weight dequantised to bf16
+// before a GEMM reads it.
+void append_dequant(const PassGeometry& g, const std::string& name, OpPhase phase, std::int64_t k, std::int64_t n,
+                    OpList& out);
+// The adapters of a linear whose per-rank GEMM is [T x k] x [k x n]:
+// forward x A then (x A) B added to the output; backward dB, d(xA), dA and
+// d(xA) A^T added to dx.
+void append_adapter_forward(const PassGeometry& g, const std::string& name, OpPhase phase, std::int64_t k,
+                            std::int64_t n, OpList& out);
+void append_adapter_backward(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
+                             OpList& out);
+inline constexpr int kAdapterBackwardGemms = 4;
+
 // Core attention of one block: FlashAttention or Megatron's unfused kernels.
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out);
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out);

@@ -1,5 +1,7 @@
 #include "workloads/stage_layout.hpp"
 
+#include "workloads/data_parallel_sync.hpp"
+
 namespace simctl {
 namespace {
 
@@ -43,11 +45,39 @@ ModelUnit layer_unit(const PassShape& base, std::int64_t layer) {
   return u;
 }
 
+// Each weight is cast to fp8 once per step and kept over its micro-batches
+// (TE's is_first_microbatch); weights that ZeRO-3/FSDP gather afresh for
+// every micro-batch are cast each time, and, gathered in fp8, as the shard
+// each rank casts before the gather (torchtitan's Float8 pre-all-gather).
+double fp8_weight_cast_share(const WorkloadSpec& spec) {
+  if (!shards_weights(spec.strategy)) return 1.0 / static_cast<double>(spec.grad_accum);
+  const bool gathered_in_fp8 = spec.fp8 && spec.fp8->param_all_gather;
+  return gathered_in_fp8 ? 1.0 / static_cast<double>(spec.parallel.data) : 1.0;
+}
+
+// A unit's trainable parameters under `finetune`: a block's own unless
+// frozen, or its adapters; the embedding's and the head's unless frozen.
+double trainable_of(const WorkloadSpec& spec, const ModelUnit& u) {
+  if (!spec.finetune) return u.parameters;
+  const Finetune& f = *spec.finetune;
+  const PassShape& s = u.shape;
+  if (s.embedding) return f.embedding_trains() ? u.parameters : 0.0;
+  if (s.head) return f.head_trains() ? u.parameters : 0.0;
+  if (!f.runs_backward(s.first_layer)) return 0.0;
+  return f.adapters() ? adapter_parameters(spec.model, f, spec.parallel.tensor) : u.parameters;
+}
+
 }  // namespace
 
 double StageChunk::parameters() const {
   double sum = 0.0;
   for (const auto& u : units) sum += u.parameters;
+  return sum;
+}
+
+double StageChunk::trainable() const {
+  double sum = 0.0;
+  for (const auto& u : units) sum += u.trainable;
   return sum;
 }
 
@@ -66,6 +96,9 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.sequence = spec.parallel.sequence && spec.parallel.tensor > 1;
   p.expert = spec.parallel.expert;
   p.kernel_time_factor = spec.kernel_time_factor;
+  p.fp8 = spec.fp8;
+  p.finetune = spec.finetune;
+  p.fp8_weight_cast_share = fp8_weight_cast_share(spec);
   return p;
 }
 
@@ -81,6 +114,7 @@ StageChunk stage_chunk(const WorkloadSpec& spec, std::int64_t stage, std::int64_
   const std::int64_t first_layer = c.virtual_stage * c.layers;
   for (std::int64_t l = first_layer; l < first_layer + c.layers; ++l) c.units.push_back(layer_unit(base, l));
   if (c.last) c.units.push_back(head_unit(base, c.first));
+  for (auto& u : c.units) u.trainable = trainable_of(spec, u);
   return c;
 }
 
@@ -90,6 +124,25 @@ double stage_parameters(const WorkloadSpec& spec, std::int64_t stage) {
     sum += stage_chunk(spec, stage, chunk).parameters();
   }
   return sum;
+}
+
+double stage_trainable_parameters(const WorkloadSpec& spec, std::int64_t stage) {
+  double sum = 0.0;
+  for (std::int64_t chunk = 0; chunk < spec.parallel.virtual_stages; ++chunk) {
+    sum += stage_chunk(spec, stage, chunk).trainable();
+  }
+  return sum;
+}
+
+std::int64_t stage_backward_layers(const WorkloadSpec& spec, std::int64_t stage) {
+  std::int64_t count = 0;
+  for (std::int64_t chunk = 0; chunk < spec.parallel.virtual_stages; ++chunk) {
+    for (const auto& u : stage_chunk(spec, stage, chunk).units) {
+      const bool block = !u.shape.embedding && !u.shape.head;
+      if (block && (!spec.finetune || spec.finetune->runs_backward(u.shape.first_layer))) ++count;
+    }
+  }
+  return count;
 }
 
 double stage_expert_parameters(const WorkloadSpec& spec, std::int64_t stage) {

@@ -16,6 +16,9 @@ struct ModelUnit {
   PassShape shape;                 // the ops of this unit alone
   double parameters = 0.0;         // held by one TP rank (one EP rank's experts included)
   double expert_parameters = 0.0;  // of those, the experts' (synced over the expert-data-parallel group)
+  // Of those plus any adapters, what trains (has gradients and optimizer
+  // states): all of `parameters` unless `finetune` freezes some.
+  double trainable = 0.0;
 };
 
 struct StageChunk {
@@ -27,6 +30,7 @@ struct StageChunk {
 
   double parameters() const;
   double expert_parameters() const;
+  double trainable() const;
 };
 
 // The pass shape every unit starts from: model, micro-batch, dtypes, TP/SP,
@@ -39,5 +43,10 @@ StageChunk stage_chunk(const WorkloadSpec& spec, std::int64_t stage, std::int64_
 double stage_parameters(const WorkloadSpec& spec, std::int64_t stage);
 // Of those, the experts' (experts / expert of each MoE block, TP-split).
 double stage_expert_parameters(const WorkloadSpec& spec, std::int64_t stage);
+// What trains on one rank of `stage`: its parameters, or under `finetune`
+// the unfrozen ones and the adapters.
+double stage_trainable_parameters(const WorkloadSpec& spec, std::int64_t stage);
+// Blocks of `stage` (all its chunks) that run a backward pass.
+std::int64_t stage_backward_layers(const WorkloadSpec& spec, std::int64_t stage);
 
 }  // namespace simctl

@@ -24,19 +24,21 @@ std::string layer_prefix(std::int64_t layer, const std::string& tag) {
   return "layer" + std::to_string(layer) + "." + tag;
 }
 
-ComputeWork forward_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
-  return gemm_work(g.token_rows(), n, k, g.p.dtype, bytes_per_element(g.p.dtype));
+// `operands`: the dtype the GEMM reads (linear_dtype() for a block's linear
+// layers, fp8 under FP8 training); it writes the pass dtype.
+ComputeWork forward_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k, DType operands) {
+  return gemm_work(g.token_rows(), n, k, operands, bytes_per_element(g.p.dtype));
 }
 
 // Forward Y[T,n] = X[T,k] W[k,n]. dgrad: dX[T,k] = dY[T,n] W^T.
-ComputeWork dgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
-  return gemm_work(g.token_rows(), k, n, g.p.dtype, bytes_per_element(g.p.dtype));
+ComputeWork dgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k, DType operands) {
+  return gemm_work(g.token_rows(), k, n, operands, bytes_per_element(g.p.dtype));
 }
 
 // wgrad: dW[k,n] = X^T[k,T] dY[T,n], written in the gradient dtype. The bias
 // gradient (a column sum of dY) rides in the GEMM epilogue.
-ComputeWork wgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k) {
-  return gemm_work(k, n, g.token_rows(), g.p.dtype, bytes_per_element(g.p.grad_dtype));
+ComputeWork wgrad_gemm(const PassGeometry& g, std::int64_t n, std::int64_t k, DType operands) {
+  return gemm_work(k, n, g.token_rows(), operands, bytes_per_element(g.p.grad_dtype));
 }
 
 ComputeWork norm_forward(const PassGeometry& g) {
@@ -72,12 +74,38 @@ void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, 
   out.compute(name, phase, streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kRopeFlops, 2.0));
 }
 
-// Entering a tensor-parallel region: with SP, gather the s/t row shards.
+// Entering a tensor-parallel region: with SP, gather the s/t row shards
+// (in fp8 when they feed an fp8 GEMM and the gathers move fp8).
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
-                           int consumer_offset = 0) {
+                           int consumer_offset = 0, bool fp8_operand = false) {
   if (g.tensor_parallel() && g.p.sequence) {
-    out.comm(name, phase, CollectiveOp::all_gather, g.activation_bytes(), consumer_offset);
+    const bool fp8 = fp8_operand && fp8_gathers(g);
+    const double bytes = fp8 ? g.hidden_elements() * bytes_per_element(DType::fp8) : g.activation_bytes();
+    out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset);
   }
+}
+
+// The hidden-wide input of a column-parallel linear (QKV, MLP up) or output
+// gradient of a row-parallel one (attention output, MLP down), which SP
+// gathers from row shards, cast to fp8 under FP8 training: before the gather
+// when it moves fp8 (the cast then covers the shard), else after it.
+// `cast` appends the cast over the rows it is given.
+template <typename Cast>
+void gather_fp8_operand(const PassGeometry& g, const std::string& gather, OpPhase phase, OpList& out, Cast cast) {
+  if (fp8_gathers(g)) {
+    cast(g.sequence_rows());
+    enter_parallel_region(g, gather, phase, out, 0, true);
+    return;
+  }
+  enter_parallel_region(g, gather, phase, out);
+  cast(g.tokens());
+}
+
+void column_parallel_input(const PassGeometry& g, const std::string& at, const std::string& region,
+                           const std::string& linear, std::int64_t n, OpPhase phase, OpList& out) {
+  gather_fp8_operand(g, at + region + ".all_gather", phase, out, [&](double rows) {
+    append_fp8_input_cast(g, at + linear + ".fp8_cast", phase, rows, g.p.model.hidden, n, out);
+  });
 }
 
 // Leaving it: sum the partial outputs (all-reduce, or reduce-scatter to row
@@ -89,52 +117,101 @@ void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPha
   out.comm(name, phase, op, g.activation_bytes(), consumer_offset);
 }
 
+// One linear layer of a block (or the LM head) as a rank runs it:
+// Y[T,n] = X[T,k] W[k,n] with this rank's k and n. Fine-tuning may freeze W
+// (`trains`) or give it adapters (`adapters`).
+struct Linear {
+  std::string name;  // "layer3.qkv"
+  std::int64_t n = 0, k = 0;
+  DType operands = DType::bf16;
+  bool trains = true;
+  bool adapters = false;
+};
+
+Linear block_linear(const PassGeometry& g, const std::string& at, const std::string& gemm, std::int64_t layer,
+                    LoraTarget target, std::int64_t n, std::int64_t k) {
+  return Linear{at + gemm, n, k, linear_dtype(g.p), block_weights_train(g.p, layer), adapted(g.p, layer, target)};
+}
+
+// QLoRA dequantises the weight, the GEMM runs, adapters add their product.
+void linear_forward(const PassGeometry& g, const Linear& lin, OpPhase phase, OpList& out) {
+  append_dequant(g, lin.name + ".dequant", phase, lin.k, lin.n, out);
+  out.compute(lin.name, phase, forward_gemm(g, lin.n, lin.k, lin.operands));
+  if (lin.adapters) append_adapter_forward(g, lin.name, phase, lin.k, lin.n, out);
+}
+
 void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, const std::string& tag, OpList& out) {
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
   out.compute(at + "ln1", phase, norm_forward(g));
-  enter_parallel_region(g, at + "attn.all_gather", phase, out);
-  out.compute(at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden));
+  column_parallel_input(g, at, "attn", "qkv", g.local_qkv_columns(), phase, out);
+  linear_forward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden), phase, out);
   append_rope(g, at + "rope", phase, out);
   append_attention_forward(g, at, phase, out);
-  out.compute(at + "attn_out", phase, forward_gemm(g, m.hidden, g.local_hidden()));
+  append_fp8_input_cast(g, at + "attn_out.fp8_cast", phase, g.tokens(), g.local_hidden(), m.hidden, out);
+  linear_forward(g, block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()), phase, out);
   leave_parallel_region(g, at + "attn.reduce", phase, out);
   out.compute(at + "residual1", phase, residual_add(g));
   out.compute(at + "ln2", phase, norm_forward(g));
   if (m.moe()) {
     append_moe_forward(g, at, phase, out);
   } else {
-    enter_parallel_region(g, at + "mlp.all_gather", phase, out);
-    out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden));
+    column_parallel_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), phase, out);
+    linear_forward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden), phase,
+                   out);
     out.compute(at + activation_name(m), phase, activation_forward(g));
-    out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
+    append_fp8_input_cast(g, at + "mlp_down.fp8_cast", phase, g.tokens(), g.local_ffn(), m.hidden, out);
+    linear_forward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()), phase, out);
     leave_parallel_region(g, at + "mlp.reduce", phase, out);
   }
   out.compute(at + "residual2", phase, residual_add(g));
+  append_fp8_scale_update(g, at + "fp8.scale_update", phase, out);
 }
 
 // The backward of a column-parallel GEMM's input side: with SP, re-gather the
 // saved row-sharded input for the weight gradient (overlapping the dgrad GEMM),
 // then reduce the input gradient while the wgrad GEMM runs (Megatron's
-// asynchronous TP all-reduce / reduce-scatter).
-void column_parallel_backward(const PassGeometry& g, const std::string& at, const std::string& gemm, std::int64_t n,
-                              std::int64_t k, std::vector<std::size_t> grads, OpList& out) {
+// asynchronous TP all-reduce / reduce-scatter). In fp8 the output gradient
+// is cast first and the saved input is re-gathered as the fp8 it was saved
+// in when gathers move fp8. A frozen weight has no wgrad; its adapters'
+// GEMMs (which read the input and add to its gradient) run before the
+// reduction instead, and the input is gathered only if something reads it.
+void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  enter_parallel_region(g, at + gemm + ".input.all_gather", bw, out, 1);
-  out.compute(at + gemm + ".dgrad", bw, dgrad_gemm(g, n, k));
-  leave_parallel_region(g, at + gemm + ".dgrad.reduce", bw, out, 1);
-  out.compute(at + gemm + ".wgrad", bw, wgrad_gemm(g, n, k), std::move(grads));
+  const bool fp8 = lin.operands == DType::fp8;
+  append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
+  if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
+  if (lin.trains || lin.adapters) {
+    // Its reader: the wgrad after the dgrad, or dA after the dgrad, dB and d(xA).
+    enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, lin.trains ? 1 : 3, fp8);
+  }
+  out.compute(lin.name + ".dgrad", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands));
+  if (lin.adapters) append_adapter_backward(g, lin.name, lin.k, lin.n, out);
+  leave_parallel_region(g, lin.name + ".dgrad.reduce", bw, out, lin.trains ? 1 : 0);
+  if (lin.trains) out.compute(lin.name + ".wgrad", bw, wgrad_gemm(g, lin.n, lin.k, lin.operands), std::move(grads));
 }
 
-void append_mlp_backward(const PassGeometry& g, const std::string& at, std::vector<std::size_t> down_grads,
-                         std::vector<std::size_t> up_grads, OpList& out) {
-  const auto& m = g.p.model;
+// A row-parallel linear's backward: its output gradient (hidden wide)
+// SP-gathered and, in fp8, cast; dgrad, adapters, and wgrad unless frozen.
+void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
-  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
-  out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()), std::move(down_grads));
-  out.compute(at + activation_name(m) + ".bwd", bw, activation_backward(g));
-  column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden, std::move(up_grads), out);
+  gather_fp8_operand(g, lin.name + ".grad.all_gather", bw, out, [&](double rows) {
+    append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", rows, g.p.model.hidden, out);
+  });
+  append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
+  out.compute(lin.name + ".dgrad", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands));
+  if (lin.adapters) append_adapter_backward(g, lin.name, lin.k, lin.n, out);
+  if (lin.trains) out.compute(lin.name + ".wgrad", bw, wgrad_gemm(g, lin.n, lin.k, lin.operands), std::move(grads));
+}
+
+void append_mlp_backward(const PassGeometry& g, std::int64_t l, const std::string& at,
+                         std::vector<std::size_t> down_grads, std::vector<std::size_t> up_grads, OpList& out) {
+  const auto& m = g.p.model;
+  row_parallel_backward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()),
+                        std::move(down_grads), out);
+  out.compute(at + activation_name(m) + ".bwd", OpPhase::backward, activation_backward(g));
+  column_parallel_backward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden),
+                           std::move(up_grads), out);
 }
 
 // Backward of one block, mirroring the forward. The gradient of a residual
@@ -148,23 +225,22 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
   if (m.moe()) {
     append_moe_backward(g, l, at, out);
   } else {
-    append_mlp_backward(g, at, grads({BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias}),
+    append_mlp_backward(g, l, at, grads({BlockTensor::mlp_down_weight, BlockTensor::mlp_down_bias}),
                         grads({BlockTensor::mlp_gate_weight, BlockTensor::mlp_gate_bias, BlockTensor::mlp_up_weight,
                                BlockTensor::mlp_up_bias}),
                         out);
   }
   out.compute(at + "ln2.bwd", bw, norm_backward(g), grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}));
   out.compute(at + "residual2.bwd", bw, residual_add(g));
-  enter_parallel_region(g, at + "attn_out.grad.all_gather", bw, out);
-  out.compute(at + "attn_out.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_hidden()));
-  out.compute(at + "attn_out.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_hidden()),
-              grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}));
+  row_parallel_backward(g, block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()),
+                        grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}), out);
   append_attention_backward(g, at, out);
   append_rope(g, at + "rope.bwd", bw, out);
-  column_parallel_backward(g, at, "qkv", g.local_qkv_columns(), m.hidden,
+  column_parallel_backward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden),
                            grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), out);
   out.compute(at + "ln1.bwd", bw, norm_backward(g), grads({BlockTensor::ln1_weight, BlockTensor::ln1_bias}));
   out.compute(at + "residual1.bwd", bw, residual_add(g));
+  append_fp8_scale_update(g, at + "fp8.scale_update.bwd", bw, out);
 }
 
 double logit_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_vocab()); }
@@ -190,7 +266,7 @@ void append_head_forward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
   out.compute("final_ln", OpPhase::forward, norm_forward(g));
   enter_parallel_region(g, "lm_head.all_gather", OpPhase::forward, out);
-  out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden));
+  out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden, g.p.dtype));
   // Fused softmax cross-entropy: reads the logits, keeps the softmax in place.
   out.compute("cross_entropy", OpPhase::forward,
               streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossForwardFlops, 2.0));
@@ -209,7 +285,8 @@ void append_head_backward(const PassGeometry& g, OpList& out) {
               streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossBackwardFlops, 2.0));
   std::vector<std::size_t> head_grads;
   if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
-  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, std::move(head_grads), out);
+  const Linear head{"lm_head", g.local_vocab(), m.hidden, g.p.dtype, head_trains(g.p), false};
+  column_parallel_backward(g, head, std::move(head_grads), out);
   out.compute("final_ln.bwd", bw, norm_backward(g), final_norm_indices(m));
 }
 
@@ -276,12 +353,12 @@ std::vector<ModelOp> backward_ops(const PassShape& p) {
   OpList out(ops);
   const PassGeometry g(p);
   if (p.head) append_head_backward(g, out);
-  for (std::int64_t l = p.last_layer_end() - 1; l >= p.first_layer; --l) {
+  for (std::int64_t l = p.last_layer_end() - 1; l >= p.first_layer && block_runs_backward(p, l); --l) {
     // Recomputed forward work is booked as backward time, as profilers show it.
     if (p.recompute == ActivationRecompute::full) append_block_forward(g, l, OpPhase::backward, "recompute.", out);
     append_block_backward(g, l, out);
   }
-  if (p.embedding) append_embedding_backward(g, out);
+  if (p.embedding && embedding_trains(p)) append_embedding_backward(g, out);
   apply_time_factor(ops, p.kernel_time_factor);
   return ops;
 }

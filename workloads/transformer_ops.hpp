@@ -54,15 +54,18 @@ struct PassShape {
   DType grad_dtype = DType::bf16;  // weight gradients (written by wgrad GEMMs)
   ActivationRecompute recompute = ActivationRecompute::none;
   AttentionKernel attention = AttentionKernel::flash;
-  double dropout = 0.0;             // > 0: dropout kernels on scores and residual branches
-  std::int64_t tensor = 1;          // TP degree: heads, MLP columns and vocabulary split this many ways
-  bool sequence = false;            // SP: norms, dropout and residuals on s/t rows
-  std::int64_t expert = 1;          // EP degree: a mixture of experts' experts split this many ways
-  std::int64_t first_layer = 0;     // this chunk's blocks: [first_layer, end_layer)
-  std::int64_t end_layer = -1;      // -1: through the last layer
-  bool embedding = true;            // this chunk starts with the embedding
-  bool head = true;                 // this chunk ends with the final norm, LM head and loss
-  double kernel_time_factor = 1.0;  // the framework's (frameworks.yaml), applied to every compute op
+  double dropout = 0.0;                // > 0: dropout kernels on scores and residual branches
+  std::int64_t tensor = 1;             // TP degree: heads, MLP columns and vocabulary split this many ways
+  bool sequence = false;               // SP: norms, dropout and residuals on s/t rows
+  std::int64_t expert = 1;             // EP degree: a mixture of experts' experts split this many ways
+  std::int64_t first_layer = 0;        // this chunk's blocks: [first_layer, end_layer)
+  std::int64_t end_layer = -1;         // -1: through the last layer
+  bool embedding = true;               // this chunk starts with the embedding
+  bool head = true;                    // this chunk ends with the final norm, LM head and loss
+  double kernel_time_factor = 1.0;     // the framework's (frameworks.yaml), applied to every compute op
+  std::optional<Fp8Training> fp8;      // set: linear layers' GEMMs in fp8, with their casts (fp8_ops.cpp)
+  double fp8_weight_cast_share = 1.0;  // of each weight's fp8 cast, the part this pass pays
+  std::optional<Finetune> finetune;    // set: frozen weights, adapters (lora_ops.cpp)
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };

@@ -45,6 +45,9 @@ struct TransformerSpec {
   std::int64_t mlp_matrices() const { return gated_mlp ? 3 : 2; }
   // Output width of the (fused) first MLP projection: gate and up side by side.
   std::int64_t mlp_up_width() const { return gated_mlp ? 2 * ffn : ffn; }
+  // Weights of a dense block's four linear layers (QKV, attention output,
+  // MLP up and down), whole: what fp8 GEMMs read and QLoRA quantises.
+  std::int64_t linear_parameters() const { return hidden * (qkv_width() + hidden + mlp_up_width() + ffn); }
   bool moe() const { return experts > 1; }
   std::int64_t expert_width() const { return expert_ffn > 0 ? expert_ffn : ffn; }
   std::int64_t expert_up_width() const { return gated_mlp ? 2 * expert_width() : expert_width(); }

@@ -6,6 +6,7 @@
 #include "sim/config/data_root.hpp"
 #include "workloads/bounded_integer.hpp"
 #include "workloads/cnn_config.hpp"
+#include "workloads/finetune_config.hpp"
 #include "workloads/inference_config.hpp"
 
 namespace simctl {
@@ -299,6 +300,50 @@ void check_experts_fit(const ConfigNode& node, const WorkloadSpec& spec) {
   }
 }
 
+// `precision: fp8` trains as Transformer Engine does (fp8_training.hpp):
+// bf16 stays the precision of everything but the linear layers' GEMMs.
+void set_precision(const ConfigNode& node, WorkloadSpec& spec) {
+  const std::string word = node.as_choice({"bf16", "fp16", "fp32", "fp8"});
+  if (word != "fp8") {
+    spec.precision = *dtype_from_string(word);
+    return;
+  }
+  spec.precision = DType::bf16;
+  spec.fp8 = Fp8Training{};
+}
+
+// The `fp8:` options, and what fp8 training is modelled for: a dense
+// transformer's linear layers.
+void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
+  if (auto f = node.optional_child("fp8")) {
+    if (!spec.fp8) f->fail("fp8 options need `precision: fp8`");
+    expect_section(*f, "workload.fp8");
+    spec.fp8->tp_all_gather = f->bool_or("tp_all_gather", false);
+    spec.fp8->param_all_gather = f->bool_or("param_all_gather", false);
+    if (spec.fp8->tp_all_gather && !(spec.parallel.sequence && spec.parallel.tensor > 1)) {
+      f->child("tp_all_gather")
+          .fail(
+              "fp8 all-gathers of activations need sequence parallelism (parallel.sequence: true with tensor > "
+              "1); set it, or tp_all_gather: false");
+    }
+    if (spec.fp8->param_all_gather && !shards_weights_strategy(spec.strategy)) {
+      f->child("param_all_gather")
+          .fail("fp8 all-gathers of weights need sharded weights (strategy zero3 or fsdp); the strategy is " +
+                std::string(config_word(spec.strategy)));
+    }
+  }
+  if (!spec.fp8) return;
+  const ConfigNode precision = node.child("precision");
+  if (spec.data_parallel_only_model()) {
+    precision.fail("fp8 training is modelled for transformers (Transformer Engine's fp8 linear layers), not '" +
+                   spec.model.name + "'; use bf16");
+  }
+  if (spec.model.moe()) {
+    precision.fail("fp8 training of a mixture of experts ('" + spec.model.name +
+                   "') is not modelled yet; use bf16, or a dense model");
+  }
+}
+
 // Checks that need both the model and the plan: how heads, layers and
 // micro-batches split over ranks.
 void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
@@ -350,7 +395,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
   if (auto s = node.optional_child("strategy")) spec.strategy = parse_strategy(*s);
   set_batches(node, spec);
-  if (auto p = node.optional_child("precision")) spec.precision = parse_dtype_choice(*p);
+  if (auto p = node.optional_child("precision")) set_precision(*p, spec);
   if (node.has("optimizer")) node.choice("optimizer", {"adam"});
   spec.ddp.grad_dtype = spec.precision;
   if (auto d = node.optional_child("ddp")) spec.ddp = parse_ddp(*d, spec.precision);
@@ -364,6 +409,8 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
   if (auto offload = node.optional_child("offload")) set_offload(*offload, spec);
+  check_fp8(node, spec);
+  set_finetune(node, spec);
   if (spec.data_parallel_only_model()) {
     check_mlp_plan(node, spec);
   } else {

@@ -12,6 +12,8 @@
 #include "sim/config/config_node.hpp"
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
+#include "workloads/finetune.hpp"
+#include "workloads/fp8_training.hpp"
 #include "workloads/inference_spec.hpp"
 #include "workloads/input_pipeline.hpp"
 #include "workloads/mlp_spec.hpp"
@@ -97,6 +99,11 @@ struct WorkloadSpec {
   std::int64_t global_batch = 1;  // sequences per optimizer step, all GPUs
   std::int64_t grad_accum = 1;    // derived: global / (micro * data): micro-batches per pipeline per step
   DType precision = DType::bf16;  // compute dtype of forward/backward
+  // Set by `precision: fp8`: the linear layers' GEMMs in fp8 (fp8_training.hpp);
+  // `precision` then stays bf16 for everything else.
+  std::optional<Fp8Training> fp8;
+  // Set by `finetune:`: which weights train (finetune.hpp); unset, all do.
+  std::optional<Finetune> finetune;
   Optimizer optimizer = Optimizer::adam;
   DdpOptions ddp;
   ActivationRecompute recompute = ActivationRecompute::none;

@@ -87,11 +87,32 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
   return static_cast<int>(p.world_size());
 }
 
+// FP8 training needs FP8 tensor cores on every GPU a rank runs on.
+void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, const System& system,
+                    const DeviceCatalogue& catalogue, int ranks) {
+  if (!w.fp8) return;
+  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
+    const std::uint32_t gpu = w.parallel.gpus.empty() ? r : w.parallel.gpus[r];
+    const std::string& model = system.part(system.gpus()[gpu]).model;
+    const GpuSpec& spec = catalogue.gpu(model);
+    if (spec.supports(DType::fp8)) continue;
+    std::vector<std::string> with_fp8;
+    for (const std::string& id : catalogue.gpu_ids()) {
+      if (catalogue.gpu(id).supports(DType::fp8)) with_fp8.push_back(id);
+    }
+    workload_node.child("precision")
+        .fail("fp8 needs FP8 tensor cores, but rank " + std::to_string(r) + " runs on GPU " + std::to_string(gpu) +
+              ", a " + spec.name + " (" + model +
+              "), which has none; use bf16, or GPUs with FP8: " + join_choices(with_fp8));
+  }
+}
+
 Trace build_trace(const WorkloadSpec& w, int ranks) {
   const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1;
   if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
   // The parallel builder places offload copies; the flat DDP one does not.
-  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty() && !w.offload.any()) {
+  // The parallel builder also knows frozen weights and adapters (fine-tuning).
+  if (w.strategy == Strategy::ddp && pure_data && w.parallel.gpus.empty() && !w.offload.any() && !w.finetune) {
     return build_ddp_trace(w, ranks);
   }
   return build_parallel_trace(w);
@@ -160,6 +181,21 @@ std::string describe_parameters(std::int64_t count) {
   return text;
 }
 
+// "LoRA r16 on 4 linears", "QLoRA r64 ...", "first 4 blocks frozen".
+std::string describe_finetune(const Finetune& f) {
+  std::string text;
+  if (f.adapters()) {
+    int targets = 0;
+    for (bool t : f.targets) targets += t ? 1 : 0;
+    text = std::string(f.method == FinetuneMethod::qlora ? "QLoRA (nf4 base)" : "LoRA") + " r" +
+           std::to_string(f.rank) + " on " + std::to_string(targets) + " linears per block";
+  } else {
+    text = "full fine-tuning";
+  }
+  if (f.frozen_layers > 0) text += ", embedding and first " + std::to_string(f.frozen_layers) + " blocks frozen";
+  return text;
+}
+
 std::string describe_workload(const WorkloadSpec& w, int ranks) {
   std::string sample =
       w.mlp ? std::to_string(w.mlp->widths.front()) + " features" : std::to_string(w.model.seq_len) + " tokens";
@@ -170,9 +206,10 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
   std::string params = describe_parameters(parameter_count(w));
   if (!w.data_parallel_only_model() && w.model.moe())
     params += ", " + describe_parameters(w.model.active_parameter_count()) + " active";
-  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + std::string(to_string(w.precision)) +
-         ", micro-batch " + std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " +
-         sample;
+  std::string precision = w.fp8 ? "fp8 (linear layers; bf16 elsewhere)" : std::string(to_string(w.precision));
+  if (w.finetune) precision += ", " + describe_finetune(*w.finetune);
+  return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + precision + ", micro-batch " +
+         std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " + sample;
 }
 
 std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s, int ranks) {
@@ -290,6 +327,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
   }
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
+  check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // no trace to build: the memory estimate is all there is
     s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};
     s.memory = estimate_memory(s.workload);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config_rejection.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -22,11 +23,7 @@ std::string run_config(const std::string& workload_lines, const std::string& mod
 }
 
 std::string write_config(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / ("simctl_plans_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto file = dir / (name + ".yaml");
-  std::ofstream(file) << text;
-  return file.string();
+  return testing::write_test_config("simctl_plans", name, text);
 }
 
 struct Rejection {
@@ -39,15 +36,7 @@ struct Rejection {
 };
 
 // The one-line message loading `path` fails with.
-std::string rejection(const std::string& path) {
-  try {
-    load_scenario(path);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  FAIL("accepted " << path);
-  return {};
-}
+std::string rejection(const std::string& path) { return testing::load_rejection(path); }
 
 void check_rejected(const Rejection& c) {
   const std::string path = write_config(c.name, run_config(c.workload_lines, c.model));

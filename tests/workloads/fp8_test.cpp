@@ -1,0 +1,192 @@
+// FP8 training (`precision: fp8`, workloads/fp8_training.hpp): which GEMMs
+// run in fp8, what the casts and fp8 weight copies cost, the fp8
+// all-gathers, and the configs it refuses.
+#include <catch2/catch.hpp>
+
+#include "config_rejection.hpp"
+#include "op_named.hpp"
+#include "plan_run.hpp"
+#include "workloads/data_parallel_sync.hpp"
+#include "workloads/memory_estimate.hpp"
+#include "workloads/stage_layout.hpp"
+
+using namespace simctl;
+using namespace simctl::testing;
+
+namespace {
+
+WorkloadSpec workload(const std::string& lines) {
+  return parse_workload(ConfigNode::load_string("workload:\n" + lines, "w.yaml").child("workload"));
+}
+
+const std::string kLlama7bFp8 =
+    "  model: llama2-7b\n  parallel: {data: 8}\n  strategy: zero1\n  micro_batch: 1\n  global_batch: 16\n"
+    "  precision: fp8\n";
+const std::string kLlama7bBf16 =
+    "  model: llama2-7b\n  parallel: {data: 8}\n  strategy: zero1\n  micro_batch: 1\n  global_batch: 16\n"
+    "  precision: bf16\n";
+
+std::string write_config(const std::string& name, const std::string& text) {
+  return write_test_config("simctl_fp8", name, text);
+}
+
+std::string run_config_text(const std::string& system, const std::string& workload_lines) {
+  return "name: fp8 case\nsystem: " + config_path("configs/systems/" + system) + "\nworkload:\n" + workload_lines;
+}
+
+std::string rejection(const std::string& path) { return load_rejection(path); }
+
+double item_bytes(const StageMemory& row, const std::string& name) {
+  for (const auto& use : row.items) {
+    if (use.name == name) return use.bytes;
+  }
+  return -1.0;
+}
+
+double collective_bytes(const std::vector<ModelOp>& ops, const std::string& name) {
+  const ModelOp& op = op_named(ops, name);
+  REQUIRE(op.comm);
+  return op.comm->bytes;
+}
+
+}  // namespace
+
+TEST_CASE("fp8 runs the linear layers' GEMMs in fp8 and the rest in bf16", "[fp8]") {
+  const WorkloadSpec spec = workload(kLlama7bFp8);
+  REQUIRE(spec.fp8);
+  CHECK(spec.precision == DType::bf16);
+  const PassShape shape = plan_shape(spec);
+  const auto fwd = forward_ops(shape);
+  const auto bwd = backward_ops(shape);
+  for (const char* gemm : {"layer0.qkv", "layer0.attn_out", "layer0.mlp_up", "layer0.mlp_down"}) {
+    CHECK(op_named(fwd, gemm).work.dtype == DType::fp8);
+    CHECK(op_named(fwd, gemm).work.kind == ComputeKind::gemm);
+    CHECK(op_named(bwd, std::string(gemm) + ".dgrad").work.dtype == DType::fp8);
+    CHECK(op_named(bwd, std::string(gemm) + ".wgrad").work.dtype == DType::fp8);
+    // The input cast (forward) and the output-gradient cast (backward).
+    CHECK(op_named(fwd, std::string(gemm) + ".fp8_cast").work.kind == ComputeKind::elementwise);
+    CHECK(op_named(bwd, std::string(gemm) + ".grad.fp8_cast").work.kind == ComputeKind::elementwise);
+  }
+  CHECK(op_named(fwd, "lm_head").work.dtype == DType::bf16);
+  CHECK(op_named(bwd, "lm_head.dgrad").work.dtype == DType::bf16);
+  CHECK(op_named(fwd, "layer0.attention").work.dtype == DType::bf16);
+  CHECK(op_named(fwd, "layer0.ln1").work.dtype == DType::bf16);
+  op_named(fwd, "layer0.fp8.scale_update");
+  op_named(bwd, "layer0.fp8.scale_update.bwd");
+}
+
+TEST_CASE("an fp8 cast moves 4 bytes per input element and the weight once per step", "[fp8]") {
+  const WorkloadSpec spec = workload(kLlama7bFp8);  // 2 micro-batches per step
+  const PassShape shape = plan_shape(spec);
+  const auto& m = spec.model;
+  const double tokens = static_cast<double>(m.seq_len);
+  const double weight = static_cast<double>(m.hidden * m.qkv_width());
+  const ComputeWork cast = op_named(forward_ops(shape), "layer0.qkv.fp8_cast").work;
+  CHECK(cast.memory_bytes == Approx((tokens * static_cast<double>(m.hidden) + weight / 2.0) * 4.0));
+}
+
+TEST_CASE("bf16 passes have no fp8 kernels", "[fp8]") {
+  const auto fwd = forward_ops(plan_shape(workload(kLlama7bBf16)));
+  for (const auto& op : fwd) {
+    CHECK(op.name.find("fp8") == std::string::npos);
+    if (!op.comm) CHECK(op.work.dtype != DType::fp8);
+  }
+}
+
+TEST_CASE("fp8 memory holds the fp8 weight copies and saves GEMM inputs in 1 byte", "[fp8][memory]") {
+  const WorkloadSpec fp8 = workload(kLlama7bFp8);
+  const WorkloadSpec bf16 = workload(kLlama7bBf16);
+  const StageMemory fp8_row = estimate_memory(fp8).front();
+  const StageMemory bf16_row = estimate_memory(bf16).front();
+  const auto& m = fp8.model;
+  const double linear = static_cast<double>(m.layers) *
+                        static_cast<double>(m.hidden * (m.qkv_width() + m.hidden + m.mlp_up_width() + m.ffn));
+  CHECK(item_bytes(fp8_row, "fp8_weight_copies") == Approx(2.0 * linear));
+  CHECK(item_bytes(bf16_row, "fp8_weight_copies") < 0.0);
+  CHECK(item_bytes(fp8_row, "weights") == Approx(item_bytes(bf16_row, "weights")));
+  CHECK(item_bytes(fp8_row, "optimizer_states") == Approx(item_bytes(bf16_row, "optimizer_states")));
+  // Per s*b*h: QKV and MLP-up inputs (1 B each saved), attention-output
+  // input (1 B) and MLP-down input (ffn/h B).
+  const double sbh = static_cast<double>(m.seq_len * m.hidden);
+  const double saved = sbh * (2.0 + 1.0 + static_cast<double>(m.ffn) / static_cast<double>(m.hidden));
+  CHECK(item_bytes(bf16_row, "activations") - item_bytes(fp8_row, "activations") ==
+        Approx(static_cast<double>(m.layers) * saved));
+}
+
+TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[fp8][comm]") {
+  const std::string sp = "  model: llama2-7b\n  parallel: {tensor: 8, sequence: true}\n  micro_batch: 1\n";
+  const auto plain = forward_ops(plan_shape(workload(sp + "  precision: fp8\n")));
+  const auto halved = forward_ops(plan_shape(workload(sp + "  precision: fp8\n  fp8: {tp_all_gather: true}\n")));
+  CHECK(collective_bytes(halved, "layer0.attn.all_gather") ==
+        Approx(collective_bytes(plain, "layer0.attn.all_gather") / 2.0));
+  CHECK(collective_bytes(halved, "layer0.mlp.all_gather") ==
+        Approx(collective_bytes(plain, "layer0.mlp.all_gather") / 2.0));
+  // Reductions stay in bf16, and the LM head's input is not an fp8 GEMM's.
+  CHECK(collective_bytes(halved, "layer0.attn.reduce") == Approx(collective_bytes(plain, "layer0.attn.reduce")));
+  CHECK(collective_bytes(halved, "lm_head.all_gather") == Approx(collective_bytes(plain, "lm_head.all_gather")));
+
+  const std::string fsdp = "  model: llama2-7b\n  parallel: {data: 8}\n  strategy: fsdp\n  micro_batch: 1\n";
+  const WorkloadSpec gathered = workload(fsdp + "  precision: fp8\n  fp8: {param_all_gather: true}\n");
+  const WorkloadSpec bf16 = workload(fsdp + "  precision: fp8\n");
+  const ModelUnit layer = stage_chunk(gathered, 0, 0).units[1];
+  REQUIRE(layer.name == "layer0");
+  const double linear = static_cast<double>(gathered.model.linear_parameters());
+  CHECK(gathered_weight_bytes(bf16, layer) == Approx(2.0 * layer.parameters));
+  CHECK(gathered_weight_bytes(gathered, layer) == Approx(2.0 * layer.parameters - linear));
+}
+
+TEST_CASE("fp8 speeds a GEMM-heavy Llama 2 7B step on H100 by a bounded factor", "[fp8][plans]") {
+  const auto step = [](const std::string& lines) {
+    return run_scenario(load_scenario(write_config("step", run_config_text("dgx_h100.yaml", lines)))).step_s();
+  };
+  const double fp8 = step(kLlama7bFp8);
+  const double bf16 = step(kLlama7bBf16);
+  // GEMMs are ~75 % of a bf16 step here; at the catalogue's fp8 rate
+  // (1978.9 x 0.737 against 989.4 x 0.848 TFLOP/s) they take 0.58x, the
+  // casts add back a few per cent and attention, norms and the optimizer do
+  // not speed up: the step lands between 0.6x and 0.85x.
+  CHECK(fp8 / bf16 > 0.6);
+  CHECK(fp8 / bf16 < 0.85);
+}
+
+TEST_CASE("fp8 configs that cannot run are refused with the field and what is valid", "[fp8][errors]") {
+  SECTION("a GPU without FP8 tensor cores") {
+    const std::string msg = rejection(write_config("a100", run_config_text("dgx_a100.yaml", kLlama7bFp8)));
+    CHECK_THAT(msg, Catch::Contains("a100.yaml:"));
+    CHECK_THAT(msg, Catch::Contains("workload.precision"));
+    CHECK_THAT(msg, Catch::Contains("A100"));
+    CHECK_THAT(msg, Catch::Contains("h100-sxm"));
+  }
+  const auto refused = [](const std::string& lines) {
+    return rejection(write_config("bad", run_config_text("dgx_h100.yaml", lines)));
+  };
+  SECTION("fp8 options without fp8") {
+    CHECK_THAT(refused(kLlama7bBf16 + "  fp8: {tp_all_gather: false}\n"),
+               Catch::Contains("workload.fp8") && Catch::Contains("precision: fp8"));
+  }
+  SECTION("fp8 all-gathers of activations without sequence parallelism") {
+    CHECK_THAT(refused(kLlama7bFp8 + "  fp8: {tp_all_gather: true}\n"),
+               Catch::Contains("workload.fp8.tp_all_gather") && Catch::Contains("sequence"));
+  }
+  SECTION("fp8 weight all-gathers without sharded weights") {
+    CHECK_THAT(refused(kLlama7bFp8 + "  fp8: {param_all_gather: true}\n"),
+               Catch::Contains("workload.fp8.param_all_gather") && Catch::Contains("fsdp"));
+  }
+  SECTION("an unknown fp8 option") {
+    CHECK_THAT(refused(kLlama7bFp8 + "  fp8: {all_gather: true}\n"), Catch::Contains("workload.fp8"));
+  }
+  SECTION("a model that is not a dense transformer") {
+    CHECK_THAT(refused("  model: mixtral-8x7b\n  parallel: {data: 8, expert: 8}\n  micro_batch: 1\n"
+                       "  precision: fp8\n"),
+               Catch::Contains("workload.precision") && Catch::Contains("mixture of experts"));
+    CHECK_THAT(refused("  model: mlp-33-512-10\n  parallel: {data: 8}\n  micro_batch: 1\n  precision: fp8\n"),
+               Catch::Contains("workload.precision") && Catch::Contains("transformers"));
+  }
+}
+
+TEST_CASE("the shipped FP8 config runs and fits", "[fp8][plans]") {
+  const PlanRun run = run_config("configs/dgx_h100_x8_llama2_7b_fp8.yaml");
+  CHECK(run.scenario.workload.fp8);
+  CHECK(run.step_s() > 0.0);
+  CHECK_FALSE(first_out_of_memory_rank(run.scenario));
+}

@@ -1,0 +1,48 @@
+// The kernels FP8 training adds to a transformer pass (fp8_training.hpp).
+#include "workloads/fp8_training.hpp"
+#include "workloads/pass_geometry.hpp"
+
+namespace simctl {
+namespace {
+
+// amax (a max-reduction) and scaling per element; memory-bound either way.
+constexpr double kCastFlopsPerElement = 2.0;
+// Rolling the amax history and computing the new scale: read and write it.
+constexpr double kScaleUpdateTensorsTouched = 2.0;
+
+// Bytes a cast_transpose moves, counted in bf16 elements as streaming_work
+// does: 4 bytes per element read 2, write 1 + 1.
+double cast_tensors(DType dtype) { return kFp8CastBytesPerElement / bytes_per_element(dtype); }
+
+}  // namespace
+
+DType linear_dtype(const PassShape& p) { return p.fp8 ? DType::fp8 : p.dtype; }
+
+bool fp8_gathers(const PassGeometry& g) {
+  return g.p.fp8 && g.p.fp8->tp_all_gather && g.p.sequence && g.tensor_parallel();
+}
+
+void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows, std::int64_t k,
+                           std::int64_t n, OpList& out) {
+  if (!g.p.fp8) return;
+  const double weight = static_cast<double>(k) * static_cast<double>(n) * g.p.fp8_weight_cast_share;
+  const double elements = rows * static_cast<double>(k) + weight;
+  out.compute(
+      name, phase,
+      streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement, cast_tensors(g.p.dtype)));
+}
+
+void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out) {
+  if (!g.p.fp8) return;
+  out.compute(name, OpPhase::backward,
+              streaming_work(ComputeKind::elementwise, g.p.dtype, rows * static_cast<double>(n), kCastFlopsPerElement,
+                             cast_tensors(g.p.dtype)));
+}
+
+void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
+  if (!g.p.fp8) return;
+  const double entries = kFp8LinearsPerBlock * kFp8TensorsPerLinear * kFp8AmaxHistory;
+  out.compute(name, phase, streaming_work(ComputeKind::other, DType::fp32, entries, 1.0, kScaleUpdateTensorsTouched));
+}
+
+}  // namespace simctl

@@ -1,0 +1,40 @@
+#pragma once
+// FP8 training as NVIDIA Transformer Engine runs it (`precision: fp8`): the
+// GEMMs of a block's linear layers (QKV, attention output, MLP up and down)
+// take fp8 operands (E4M3 forward, E5M2 gradients) at the GPU's FP8 rate and
+// write bf16; everything else (attention core, norms, softmax, embedding,
+// LM head and loss, gradients, master weights and optimizer) stays in the
+// workload's bf16/fp32. The price of fp8 (fp8_ops.cpp, memory_estimate.cpp):
+//   - casting each linear's input to fp8 with its transpose (TE's
+//     cast_transpose: read 2 B, write 1 + 1 B per element), the output
+//     gradient likewise in backward, and each weight once per step (weights
+//     are cached in fp8 over a step's micro-batches, Megatron's
+//     is_first_microbatch), all memory-bound;
+//   - per-tensor delayed scaling: each layer's amax history and scales
+//     rolled and updated (memory-bound, kFp8AmaxHistory entries per tensor);
+//   - the fp8 weight and its transpose kept beside the bf16 weight
+//     (kFp8WeightCopyBytes per linear parameter), while the saved GEMM
+//     inputs shrink to 1 byte per element.
+// Options: Megatron/TE's fp8 all-gathers of GEMM inputs under sequence
+// parallelism (`tp_all_gather`), torchtitan Float8's fp8 all-gather of
+// FSDP-sharded weights (`param_all_gather`).
+namespace simctl {
+
+struct Fp8Training {
+  bool tp_all_gather = false;     // SP all-gathers feeding fp8 GEMMs move fp8 (1 B/element)
+  bool param_all_gather = false;  // ZeRO-3/FSDP gather linear weights in fp8
+};
+
+// The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take
+// only the TN layout, so dgrad needs W^T in fp8 too).
+inline constexpr double kFp8WeightCopyBytes = 2.0;
+// Bytes per element a cast_transpose moves: read bf16, write fp8 twice.
+inline constexpr double kFp8CastBytesPerElement = 4.0;
+// amax history length per fp8 tensor: NeMo's recipes (fp8_amax_history_len
+// 1024, fp8_amax_compute_algo max).
+inline constexpr double kFp8AmaxHistory = 1024.0;
+// fp8 tensors per linear layer that carry a scale: input, weight, output gradient.
+inline constexpr double kFp8TensorsPerLinear = 3.0;
+inline constexpr double kFp8LinearsPerBlock = 4.0;  // QKV, attention output, MLP up (+gate), MLP down
+
+}  // namespace simctl
