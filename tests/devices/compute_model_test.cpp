@@ -164,8 +164,14 @@ TEST_CASE("attention is faster on H100 than A100 and longer sequences are more e
   CHECK(h100.time < a100.time);
   CHECK_FALSE(h100.memory_bound);
   const GpuSpec& gpu = catalogue().gpu("h100-sxm");
-  CHECK(attention_efficiency(gpu, DType::bf16, 512, 128) < attention_efficiency(gpu, DType::bf16, 16384, 128));
-  CHECK(attention_efficiency(gpu, DType::bf16, 16384, 64) < attention_efficiency(gpu, DType::bf16, 16384, 128));
+  auto shaped = [&attention](std::int64_t kv_len, std::int64_t head_dim) {
+    ComputeWork w = attention;
+    w.n = kv_len;
+    w.k = head_dim;
+    return w;
+  };
+  CHECK(attention_efficiency(gpu, shaped(512, 128)) < attention_efficiency(gpu, shaped(16384, 128)));
+  CHECK(attention_efficiency(gpu, shaped(16384, 64)) < attention_efficiency(gpu, shaped(16384, 128)));
 }
 
 TEST_CASE("negative work is refused", "[devices][compute]") {
