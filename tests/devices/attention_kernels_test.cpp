@@ -5,6 +5,7 @@
 #include "models/devices/compute_model.hpp"
 #include "models/devices/device_catalogue.hpp"
 #include "models/devices/gemm_efficiency.hpp"
+#include "tests/devices/gemm_work.hpp"
 
 using namespace simctl;
 
@@ -36,15 +37,7 @@ ComputeWork attention(FusedAttention kernel, std::int64_t seq, std::int64_t head
 TimePs time_of(const char* gpu, const ComputeWork& w) { return estimate_compute(catalogue().gpu(gpu), w).time; }
 
 ComputeWork gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
-  ComputeWork w;
-  w.kind = ComputeKind::gemm;
-  w.dtype = dtype;
-  w.m = m;
-  w.n = n;
-  w.k = k;
-  w.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  w.memory_bytes = bytes_per_element(dtype) * static_cast<double>(m * k + k * n + m * n);
-  return w;
+  return testing::gemm_work(m, n, k, dtype);
 }
 
 double seconds_per_flop(const GpuSpec& gpu, const ComputeWork& w) {

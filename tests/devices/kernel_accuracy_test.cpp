@@ -14,6 +14,7 @@
 #include "models/devices/device_catalogue.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/config/data_root.hpp"
+#include "tests/devices/gemm_work.hpp"
 
 using namespace simctl;
 
@@ -30,16 +31,10 @@ struct KernelPoint {
 };
 
 ComputeWork gemm_work(const ConfigNode& p) {
-  ComputeWork w;
-  w.kind = ComputeKind::gemm;
-  w.dtype = *dtype_from_string(p.string("dtype"));
-  w.m = p.integer("m");
-  w.n = p.integer("n");
-  w.k = p.integer("k");
-  const double m = static_cast<double>(w.m), n = static_cast<double>(w.n), k = static_cast<double>(w.k);
-  w.flops = 2.0 * m * n * k;
+  ComputeWork w =
+      testing::gemm_work(p.integer("m"), p.integer("n"), p.integer("k"), *dtype_from_string(p.string("dtype")));
   // fp8 GEMMs write bf16 (torch._scaled_mm out_dtype).
-  w.memory_bytes = bytes_per_element(w.dtype) * (m * k + k * n) + 2.0 * m * n;
+  w.memory_bytes += (2.0 - bytes_per_element(w.dtype)) * static_cast<double>(w.m) * static_cast<double>(w.n);
   return w;
 }
 

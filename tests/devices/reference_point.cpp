@@ -2,22 +2,15 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/data_root.hpp"
+#include "tests/devices/gemm_work.hpp"
 
 namespace simctl::testing {
 namespace {
 
 ComputeWork gemm_work(const ConfigNode& point) {
   ConfigNode shape = point.child("shape");
-  ComputeWork work;
-  work.kind = ComputeKind::gemm;
-  work.dtype = *dtype_from_string(point.string("dtype"));
-  work.m = shape.integer("m");
-  work.n = shape.integer("n");
-  work.k = shape.integer("k");
-  const double m = static_cast<double>(work.m), n = static_cast<double>(work.n), k = static_cast<double>(work.k);
-  work.flops = 2.0 * m * n * k;
-  work.memory_bytes = bytes_per_element(work.dtype) * (m * k + k * n + m * n);
-  return work;
+  return testing::gemm_work(shape.integer("m"), shape.integer("n"), shape.integer("k"),
+                            *dtype_from_string(point.string("dtype")));
 }
 
 // FlashAttention-2 benchmark convention (benchmarks/benchmark_flash_attention.py):

@@ -37,8 +37,7 @@ FusedAttention attention_kernel_of(const Scenario& s) {
 
 }  // namespace
 
-TEST_CASE("Megatron-LM on H100 defaults to cuDNN fused attention, as Transformer Engine picks",
-          "[plans][attention]") {
+TEST_CASE("Megatron-LM on H100 defaults to cuDNN fused attention, as Transformer Engine picks", "[plans][attention]") {
   const Scenario s = load_scenario(write_run("megatron_h100", "dgx_h100", "  framework: megatron-lm\n"));
   CHECK(s.workload.attention == AttentionKernel::cudnn);
   CHECK(attention_kernel_of(s) == FusedAttention::cudnn);
