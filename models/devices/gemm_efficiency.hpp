@@ -17,8 +17,10 @@ namespace simctl {
 //    (stream-K, the Hopper cuBLAS/CUTLASS 3 scheduler), that wave costs
 //    remainder / sm_count / tail_split_efficiency of a wave instead of one.
 //  - Each tile pays a fixed prologue/epilogue (pipeline fill, writing C)
-//    worth `k_overhead` steps of its K loop, so short K saturates:
-//      k_saturation = k / (k + k_overhead).
+//    worth `k_overhead[dtype]` steps of its K loop, so short K saturates:
+//      k_saturation = k / (k + k_overhead[dtype]).
+//    The cost is time, so a dtype with faster K-steps (fp8: twice bf16's
+//    rate) pays more of them; Hopper's fit has bf16 250, fp8 523.
 //  - Smaller tiles peak lower (less operand reuse per byte of shared memory),
 //    which their relative_efficiency states.
 // The library is assumed to pick the best catalogue tile (either orientation).
