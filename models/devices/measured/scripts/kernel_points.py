@@ -53,7 +53,8 @@ def main():
     w = out.append
     w("# Kernel measurements for the Hopper compute model (written by scripts/kernel_points.py; the split")
     w("# rule is in its docstring and was fixed before fitting). split: fit (in sample), held_out (out of")
-    w("# sample) or excluded (not a kernel time; why says so). tests/devices/kernel_accuracy_test.cpp prices")
+    w("# sample) or excluded (GEMM calls timed under 50 us: the host dispatch dominates them, see the script).")
+    w("# tests/devices/kernel_accuracy_test.cpp prices")
     w("# each point and prints both groups' errors.")
     w("#")
     w("# harness_gap_us: the measuring harness (scripts/measure_gpu.py) times one eager call between two")
