@@ -27,7 +27,20 @@ double score_elements(const PassGeometry& g) {
 
 // Streams `query_sized` tensors of this rank's query heads (Q, O, dO, dQ) and
 // `kv_sized` of its KV heads (K, V, dK, dV): under GQA the latter are smaller.
-ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double query_sized, double kv_sized) {
+// The fused kernel the config chose (unfused never reaches here).
+FusedAttention fused_kernel(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::flash3: return FusedAttention::flash3;
+    case AttentionKernel::cudnn: return FusedAttention::cudnn;
+    default: return FusedAttention::flash2;
+  }
+}
+
+bool is_fused(AttentionKernel kernel) { return kernel != AttentionKernel::unfused; }
+
+// GPT's attention is causal (kCausalAttentionFraction halves the FLOPs): the
+// kernel skips the masked tiles and is priced by its causal curve.
+ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double query_sized, double kv_sized, bool backward) {
   const auto& m = g.p.model;
   const double s = static_cast<double>(m.seq_len);
   const double local_hidden_elements = g.tokens() * static_cast<double>(g.local_hidden());
@@ -40,6 +53,9 @@ ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double query_s
   w.n = m.seq_len;  // keys
   w.k = m.head_dim();
   w.batch = head_batch(g);
+  w.attention_kernel = fused_kernel(g.p.attention);
+  w.backward = backward;
+  w.causal = true;
   return w;
 }
 
@@ -78,9 +94,9 @@ void unfused_backward(const PassGeometry& g, const std::string& prefix, OpList& 
 }  // namespace
 
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out) {
-  if (g.p.attention == AttentionKernel::flash) {
+  if (is_fused(g.p.attention)) {
     // Reads Q, K, V and writes O; the softmax statistics are negligible.
-    out.compute(prefix + "attention", phase, flash_work(g, 1.0, 2.0, 2.0));
+    out.compute(prefix + "attention", phase, flash_work(g, 1.0, 2.0, 2.0, false));
     return;
   }
   unfused_forward(g, prefix, phase, out);
@@ -90,9 +106,10 @@ void append_attention_forward(const PassGeometry& g, const std::string& prefix, 
 // dropped the s^2 tensors; FlashAttention's backward recomputes the scores
 // already (counted in kAttentionBackwardFlopsRatio), so it adds nothing there.
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out) {
-  if (g.p.attention == AttentionKernel::flash) {
+  if (is_fused(g.p.attention)) {
     // Reads Q, K, V, O, dO and writes dQ, dK, dV.
-    out.compute(prefix + "attention.bwd", OpPhase::backward, flash_work(g, kAttentionBackwardFlopsRatio, 4.0, 4.0));
+    out.compute(prefix + "attention.bwd", OpPhase::backward,
+                flash_work(g, kAttentionBackwardFlopsRatio, 4.0, 4.0, true));
     return;
   }
   if (g.p.recompute == ActivationRecompute::selective) {

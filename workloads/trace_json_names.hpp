@@ -36,6 +36,12 @@ inline constexpr Table<CommDimension, 5> kDimensions{{{CommDimension::data, "dat
 // A copy's host buffer: is it pageable (staged by a CPU memcpy)?
 inline constexpr Table<bool, 2> kHostMemory{{{false, "pinned"}, {true, "pageable"}}};
 
+// An attention op's fused kernel, pass and mask (defaults: flash2, forward, none).
+inline constexpr Table<FusedAttention, 3> kFusedAttention{
+    {{FusedAttention::flash2, "flash2"}, {FusedAttention::flash3, "flash3"}, {FusedAttention::cudnn, "cudnn"}}};
+inline constexpr Table<bool, 2> kAttentionPass{{{false, "forward"}, {true, "backward"}}};
+inline constexpr Table<bool, 2> kAttentionMask{{{false, "none"}, {true, "causal"}}};
+
 inline constexpr Table<CopyDirection, 3> kDirections{{{CopyDirection::host_to_device, "host_to_device"},
                                                       {CopyDirection::device_to_host, "device_to_host"},
                                                       {CopyDirection::storage_to_host, "storage_to_host"}}};

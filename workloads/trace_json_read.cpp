@@ -247,6 +247,9 @@ class TraceReader : public FieldReader {
     w.flops = non_negative(required(j, path, "flops"), join(path, "flops"));
     w.memory_bytes = bytes(j, path);
     if (j.contains("gemm")) gemm_shape(j["gemm"], join(path, "gemm"), w);
+    w.attention_kernel = choice_or(j, path, "attention_kernel", names::kFusedAttention, FusedAttention::flash2);
+    w.backward = choice_or(j, path, "pass", names::kAttentionPass, false);
+    w.causal = choice_or(j, path, "mask", names::kAttentionMask, false);
     return w;
   }
 

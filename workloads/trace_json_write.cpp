@@ -22,6 +22,12 @@ void add_work(ordered_json& j, const ComputeWork& w) {
   j["bytes"] = w.memory_bytes;
   // The GEMM shape only where it is set: the compute model reads it for GEMMs.
   if (w.m != 0 || w.n != 0 || w.k != 0 || w.batch != 1) j["gemm"] = {w.m, w.n, w.k, w.batch};
+  // Which fused kernel, pass and mask price an attention op; absent where default.
+  if (w.kind != ComputeKind::attention) return;
+  if (w.attention_kernel != FusedAttention::flash2)
+    j["attention_kernel"] = names::name_of(names::kFusedAttention, w.attention_kernel);
+  if (w.backward) j["pass"] = names::name_of(names::kAttentionPass, w.backward);
+  if (w.causal) j["mask"] = names::name_of(names::kAttentionMask, w.causal);
 }
 
 void add_work(ordered_json& j, const CollectiveCall& c) {

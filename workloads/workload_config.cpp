@@ -88,6 +88,13 @@ constexpr WordTable<Strategy, 6> kStrategyWords{{{Strategy::ddp, "ddp"},
 constexpr WordTable<ActivationRecompute, 3> kRecomputeWords{{{ActivationRecompute::none, "none"},
                                                              {ActivationRecompute::selective, "selective"},
                                                              {ActivationRecompute::full, "full"}}};
+// `flash` is read as flash2 (what it meant before the kernels were told apart);
+// flash2 comes first so that it is the word written back.
+constexpr WordTable<AttentionKernel, 5> kAttentionWords{{{AttentionKernel::flash2, "flash2"},
+                                                         {AttentionKernel::flash3, "flash3"},
+                                                         {AttentionKernel::cudnn, "cudnn"},
+                                                         {AttentionKernel::unfused, "unfused"},
+                                                         {AttentionKernel::flash2, "flash"}}};
 
 template <class Enum, std::size_t N>
 Enum parse_word(const ConfigNode& node, const WordTable<Enum, N>& table) {
@@ -222,6 +229,10 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     spec.framework = id;
     spec.kernel_time_factor = entry.number("kernel_time_factor");
     if (spec.kernel_time_factor < 1.0) entry.child("kernel_time_factor").fail("must be at least 1");
+    if (auto defaults = entry.optional_child("attention_by_architecture")) {
+      for (const auto& [architecture, kernel] : defaults->entries())
+        spec.framework_attention[architecture] = parse_word(kernel, kAttentionWords);
+    }
     return;
   }
   node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
@@ -401,8 +412,8 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (auto d = node.optional_child("ddp")) spec.ddp = parse_ddp(*d, spec.precision);
   spec.recompute = parse_recompute(node);
   if (node.has("attention")) {
-    spec.attention =
-        node.choice("attention", {"flash", "unfused"}) == "flash" ? AttentionKernel::flash : AttentionKernel::unfused;
+    spec.attention = parse_word(node.child("attention"), kAttentionWords);
+    spec.attention_given = true;
   }
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
@@ -438,5 +449,6 @@ WorkloadSpec load_workload_file(const std::string& path) {
 std::string_view config_word(PipelineSchedule schedule) { return word_of(schedule, kScheduleWords); }
 std::string_view config_word(Strategy strategy) { return word_of(strategy, kStrategyWords); }
 std::string_view config_word(ActivationRecompute recompute) { return word_of(recompute, kRecomputeWords); }
+std::string_view config_word(AttentionKernel kernel) { return word_of(kernel, kAttentionWords); }
 
 }  // namespace simctl

@@ -4,6 +4,7 @@
 // `workload:` section of a config; every check names the offending field.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,10 +71,12 @@ enum class ActivationRecompute : std::uint8_t { none, selective, full };
 std::string_view config_word(PipelineSchedule schedule);
 std::string_view config_word(Strategy strategy);
 std::string_view config_word(ActivationRecompute recompute);
-// flash: FlashAttention-2 (no s^2 tensor). unfused: Megatron-LM's 2021-22
-// core attention, two batched GEMMs around a fused scale-mask-softmax and a
-// dropout, all over the full b*a*s^2 score tensor.
-enum class AttentionKernel : std::uint8_t { flash, unfused };
+// flash2, flash3, cudnn: one fused kernel (no s^2 tensor) each way, priced by
+// that kernel's fit (models/devices/attention_kernel.hpp). unfused:
+// Megatron-LM's 2021-22 core attention, two batched GEMMs around a fused
+// scale-mask-softmax and a dropout, all over the full b*a*s^2 score tensor.
+enum class AttentionKernel : std::uint8_t { flash2, flash3, cudnn, unfused };
+std::string_view config_word(AttentionKernel kernel);
 
 // PyTorch DistributedDataParallel's knobs.
 struct DdpOptions {
@@ -107,7 +110,11 @@ struct WorkloadSpec {
   Optimizer optimizer = Optimizer::adam;
   DdpOptions ddp;
   ActivationRecompute recompute = ActivationRecompute::none;
-  AttentionKernel attention = AttentionKernel::flash;
+  // The config's `attention`, or until the system is known the framework's
+  // default (attention_given false): framework_attention by GPU architecture.
+  AttentionKernel attention = AttentionKernel::flash2;
+  bool attention_given = false;
+  std::map<std::string, AttentionKernel, std::less<>> framework_attention;
   // Dropout probability on attention scores and on each residual branch;
   // Megatron's GPT runs use 0.1. Zero means no dropout kernels at all.
   double dropout = 0.0;

@@ -27,7 +27,7 @@ double sustained_compute_rate(const GpuSpec& gpu, const ComputeWork& work) {
     case ComputeKind::attention:
       // Attention shape convention: m = query length, n = key/value length,
       // k = head dim, batch = batch × heads.
-      return gpu.peak(work.dtype).flops_per_s * attention_efficiency(gpu, work.dtype, work.n, work.k);
+      return gpu.peak(work.dtype).flops_per_s * attention_efficiency(gpu, work);
     default: return vector_rate(gpu);
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "models/devices/attention_kernel.hpp"
 #include "sim/core/dtype.hpp"
 
 namespace simctl {
@@ -41,6 +42,11 @@ struct ComputeWork {
   double memory_bytes = 0.0;  // bytes read + written in device memory
   // GEMM shape: C[m,n] = A[m,k] * B[k,n], repeated `batch` times.
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  // Attention only: which fused kernel runs it, its pass and masking (each has
+  // its own fitted efficiency where the GPU's catalogue entry gives one).
+  FusedAttention attention_kernel = FusedAttention::flash2;
+  bool backward = false;
+  bool causal = false;
 };
 
 }  // namespace simctl

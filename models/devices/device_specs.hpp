@@ -5,8 +5,10 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "models/devices/attention_kernel.hpp"
 #include "models/devices/dtype_table.hpp"
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
@@ -24,18 +26,43 @@ struct GemmTile {
 
 // Parameters of the shape-dependent GEMM efficiency (see gemm_efficiency.hpp).
 struct GemmEfficiencyParams {
-  DTypeTable<double> max_efficiency;   // fraction of peak(dtype) for a large, aligned GEMM
-  std::vector<GemmTile> tiles;         // candidate tiles; the best is used
-  double k_overhead = 0.0;             // fixed per-tile cost (prologue/epilogue) in K-steps
+  DTypeTable<double> max_efficiency;  // fraction of peak(dtype) for a large, aligned GEMM
+  std::vector<GemmTile> tiles;        // candidate tiles; the best is used
+  // Fixed per-tile cost (prologue/epilogue) in K-steps of that dtype: the cost
+  // is time, and an fp8 K-step takes half a bf16 one, so it is per dtype.
+  DTypeTable<double> k_overhead;
   double tail_split_efficiency = 0.0;  // stream-K split of the last wave; 0 = no split
 };
 
-// FlashAttention-style fused attention; shape factors apply when the work
-// gives m = query length, n = key/value length, k = head dim.
+// One pass (forward or backward) of one fused attention kernel, fitted to
+// measurements (see gemm_efficiency.hpp for the curve):
+//   efficiency = max_efficiency(head_dim) * x / (x + seq_overhead) [* causal_factor]
+// with x the keys each query row visits (the sequence length, half of it
+// when causal).
+struct AttentionPassFit {
+  std::vector<std::pair<int, double>> max_efficiency;  // (head dim, fraction of peak), head dims ascending
+  double seq_overhead = 0.0;                           // tokens
+  double causal_factor = 1.0;                          // masking and load imbalance of the causal kernel
+};
+
+struct AttentionKernelFit {
+  DTypeTable<bool> dtypes;  // the formats the fit holds for (it is a fraction of that dtype's peak)
+  AttentionPassFit forward;
+  AttentionPassFit backward;
+};
+
+// Fused attention. The generic curve (FlashAttention-2 fitted to fwd+bwd
+// benchmark figures) prices every kernel the `kernels` map has no fit for;
+// shape factors apply when the work gives m = query length, n = key/value
+// length, k = head dim.
 struct AttentionEfficiencyParams {
   DTypeTable<double> max_efficiency;  // fraction of peak(dtype), fwd+bwd average
   double head_dim_overhead = 0.0;     // efficiency ∝ head_dim / (head_dim + this)
   double kv_length_overhead = 0.0;    // efficiency ∝ kv_len / (kv_len + this)
+  std::map<FusedAttention, AttentionKernelFit> kernels;
+  // Whether this GPU can price kernel k: flash2 always (the generic curve),
+  // the others only where fitted (FlashAttention-3 exists on Hopper only).
+  bool runs(FusedAttention k) const { return k == FusedAttention::flash2 || kernels.count(k) > 0; }
 };
 
 struct GpuComputeParams {

@@ -54,15 +54,60 @@ double gemm_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t m, std::int
                                         tile_utilisation(m, n, batch, tile.n, tile.m, sms, tail));
     best = std::max(best, tile.relative_efficiency * utilisation);
   }
-  return max_efficiency * best * saturation(k, params.k_overhead);
+  return max_efficiency * best * saturation(k, max_efficiency_for(params.k_overhead, gpu, dtype, "GEMM k_overhead"));
 }
 
-double attention_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t kv_len, std::int64_t head_dim) {
+namespace {
+
+// Linear in the head dimension between the fitted ones, flat outside them.
+double max_efficiency_at(const std::vector<std::pair<int, double>>& table, std::int64_t head_dim) {
+  if (head_dim <= table.front().first) return table.front().second;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto [d1, e1] = table[i];
+    if (head_dim <= d1) {
+      const auto [d0, e0] = table[i - 1];
+      const double t = static_cast<double>(head_dim - d0) / static_cast<double>(d1 - d0);
+      return e0 + t * (e1 - e0);
+    }
+  }
+  return table.back().second;
+}
+
+double fitted_efficiency(const AttentionPassFit& fit, std::int64_t kv_len, std::int64_t head_dim, bool causal) {
+  double efficiency = head_dim > 0 ? max_efficiency_at(fit.max_efficiency, head_dim) : fit.max_efficiency.back().second;
+  if (kv_len > 0) {
+    // A causal query row visits half the keys on average.
+    const double keys = causal ? 0.5 * static_cast<double>(kv_len) : static_cast<double>(kv_len);
+    efficiency *= keys / (keys + fit.seq_overhead);
+  }
+  return causal ? efficiency * fit.causal_factor : efficiency;
+}
+
+double generic_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t kv_len, std::int64_t head_dim) {
   const AttentionEfficiencyParams& params = gpu.compute.attention;
   double efficiency = max_efficiency_for(params.max_efficiency, gpu, dtype, "attention");
   if (kv_len > 0) efficiency *= saturation(kv_len, params.kv_length_overhead);
   if (head_dim > 0) efficiency *= saturation(head_dim, params.head_dim_overhead);
   return efficiency;
+}
+
+}  // namespace
+
+double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work) {
+  const auto& kernels = gpu.compute.attention.kernels;
+  const auto fit = kernels.find(work.attention_kernel);
+  if (fit != kernels.end() && fit->second.dtypes.has(work.dtype)) {
+    const AttentionKernelFit& kernel = fit->second;
+    return std::min(1.0,
+                    fitted_efficiency(work.backward ? kernel.backward : kernel.forward, work.n, work.k, work.causal));
+  }
+  if (work.attention_kernel != FusedAttention::flash2) {
+    throw std::invalid_argument(
+        gpu.name + " (" + gpu.id + ") has no fitted efficiency for attention kernel " +
+        std::string(to_string(work.attention_kernel)) + " in " + std::string(to_string(work.dtype)) +
+        (fit == kernels.end() ? "" : " (fitted for other dtypes)") + "; flash2 is priced on every GPU");
+  }
+  return generic_efficiency(gpu, work.dtype, work.n, work.k);
 }
 
 }  // namespace simctl

@@ -3,6 +3,7 @@
 // fraction of the part's dense peak for the dtype.
 #include <cstdint>
 
+#include "models/devices/compute_work.hpp"
 #include "models/devices/device_specs.hpp"
 
 namespace simctl {
@@ -16,8 +17,10 @@ namespace simctl {
 //    (stream-K, the Hopper cuBLAS/CUTLASS 3 scheduler), that wave costs
 //    remainder / sm_count / tail_split_efficiency of a wave instead of one.
 //  - Each tile pays a fixed prologue/epilogue (pipeline fill, writing C)
-//    worth `k_overhead` steps of its K loop, so short K saturates:
-//      k_saturation = k / (k + k_overhead).
+//    worth `k_overhead[dtype]` steps of its K loop, so short K saturates:
+//      k_saturation = k / (k + k_overhead[dtype]).
+//    The cost is time, so a dtype with faster K-steps (fp8: twice bf16's
+//    rate) pays more of them; Hopper's fit has bf16 250, fp8 523.
 //  - Smaller tiles peak lower (less operand reuse per byte of shared memory),
 //    which their relative_efficiency states.
 // The library is assumed to pick the best catalogue tile (either orientation).
@@ -26,12 +29,19 @@ namespace simctl {
 double gemm_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
                        std::int64_t batch);
 
-// Fused attention (FlashAttention-2 style): the measured best efficiency for
-// the dtype, reduced for short key/value loops (per-tile fixed cost, same form
-// as k_saturation above) and for small head dimensions (less work per byte of
-// Q/K/V staged in shared memory). Shape factors apply only when given:
-// q_len is unused today (the kernel tiles over it with full waves at training
-// sizes), kv_len and head_dim when > 0.
-double attention_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t kv_len, std::int64_t head_dim);
+// Fused attention, work.m = query length, work.n = key/value length, work.k =
+// head dim (shape factors apply where > 0).
+//  - Where the GPU's catalogue fits work.attention_kernel for work.dtype, the
+//    pass's own curve (forward or backward): the fitted best efficiency at the
+//    head dim (linear between fitted head dims), times x / (x + seq_overhead)
+//    with x the keys a query row visits (per-tile fixed cost: softmax
+//    rescaling, pipeline fill and the epilogue, amortised over the KV loop),
+//    times causal_factor when causal (masked diagonal tiles, load imbalance).
+//  - Otherwise, for flash2 only, the generic FlashAttention-2 curve: the
+//    measured best fwd+bwd efficiency for the dtype, reduced for short KV
+//    loops and small head dims (same saturating form); pass and masking are
+//    not told apart there (the A100 calibration).
+// Throws std::invalid_argument for another kernel the GPU has no fit for.
+double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work);
 
 }  // namespace simctl

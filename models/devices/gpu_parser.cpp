@@ -1,3 +1,4 @@
+#include <exception>
 #include <string>
 
 #include "models/devices/catalogue_parsers.hpp"
@@ -40,6 +41,30 @@ double read_non_negative(const ConfigNode& block, std::string_view key) {
   return value;
 }
 
+// One number for every dtype the part lists, or one per dtype
+// ({bf16: 250, fp8: 523}); every dtype with a GEMM efficiency needs one.
+DTypeTable<double> read_k_overhead(const ConfigNode& node, const DTypeTable<double>& max_efficiency) {
+  DTypeTable<double> table;
+  if (node.is_map()) {
+    for (const auto& [key, value] : node.entries()) {
+      const double steps = value.as_number();
+      if (steps < 0.0) value.fail("must not be negative, got " + std::to_string(steps));
+      table.set(read_dtype_key(value, key), steps);
+    }
+  }
+  for (DType d : kAllDTypes) {
+    if (!max_efficiency.has(d)) continue;
+    if (!node.is_map()) {
+      const double steps = node.as_number();
+      if (steps < 0.0) node.fail("must not be negative, got " + std::to_string(steps));
+      table.set(d, steps);
+    } else if (!table.has(d)) {
+      node.fail("has no entry for " + std::string(to_string(d)) + ", which max_efficiency lists");
+    }
+  }
+  return table;
+}
+
 GemmEfficiencyParams read_gemm(const ConfigNode& block, const DTypeTable<FlopRate>& peaks) {
   block.expect_keys({"max_efficiency", "tiles", "k_overhead", "tail_split_efficiency"});
   GemmEfficiencyParams gemm;
@@ -51,17 +76,69 @@ GemmEfficiencyParams read_gemm(const ConfigNode& block, const DTypeTable<FlopRat
   }
   for (const ConfigNode& tile : block.child("tiles").elements()) gemm.tiles.push_back(read_tile(tile));
   if (gemm.tiles.empty()) block.child("tiles").fail("needs at least one tile");
-  gemm.k_overhead = read_non_negative(block, "k_overhead");
+  gemm.k_overhead = read_k_overhead(block.child("k_overhead"), gemm.max_efficiency);
   if (block.has("tail_split_efficiency")) gemm.tail_split_efficiency = read_fraction(block, "tail_split_efficiency");
   return gemm;
 }
 
+// {64: 0.32, 128: 0.37, 256: 0.35}: head dims ascending.
+std::vector<std::pair<int, double>> read_head_dim_table(const ConfigNode& block) {
+  std::vector<std::pair<int, double>> table;
+  for (const auto& [key, node] : block.entries()) {
+    int head_dim = 0;
+    try {
+      head_dim = std::stoi(key);
+    } catch (const std::exception&) {
+      node.fail("key '" + key + "' must be a head dimension (a positive integer)");
+    }
+    if (head_dim <= 0 || (!table.empty() && head_dim <= table.back().first))
+      node.fail("head dimensions must be positive and ascending, got " + key);
+    const double value = node.as_number();
+    if (!(value > 0.0 && value <= 1.0)) node.fail("must be a fraction in (0, 1], got " + std::to_string(value));
+    table.emplace_back(head_dim, value);
+  }
+  if (table.empty()) block.fail("needs at least one head dimension");
+  return table;
+}
+
+AttentionPassFit read_pass_fit(const ConfigNode& block) {
+  block.expect_keys({"max_efficiency", "seq_overhead", "causal_factor"});
+  AttentionPassFit fit;
+  fit.max_efficiency = read_head_dim_table(block.child("max_efficiency"));
+  fit.seq_overhead = read_non_negative(block, "seq_overhead");
+  ConfigNode causal = block.child("causal_factor");
+  fit.causal_factor = causal.as_number();
+  if (!(fit.causal_factor > 0.0 && fit.causal_factor <= 2.0)) causal.fail("must be in (0, 2]");
+  return fit;
+}
+
+AttentionKernelFit read_kernel_fit(const ConfigNode& block) {
+  block.expect_keys({"dtypes", "forward", "backward", "source"});
+  AttentionKernelFit fit;
+  for (const ConfigNode& d : block.child("dtypes").elements()) fit.dtypes.set(read_dtype_key(d, d.as_string()), true);
+  fit.forward = read_pass_fit(block.child("forward"));
+  fit.backward = read_pass_fit(block.child("backward"));
+  read_source(block);
+  return fit;
+}
+
+std::map<FusedAttention, AttentionKernelFit> read_kernel_fits(const ConfigNode& block) {
+  std::map<FusedAttention, AttentionKernelFit> fits;
+  for (const auto& [key, node] : block.entries()) {
+    const auto kernel = fused_attention_named(key);
+    if (!kernel) node.fail("unknown attention kernel '" + key + "'; valid are flash2, flash3, cudnn");
+    fits[*kernel] = read_kernel_fit(node);
+  }
+  return fits;
+}
+
 AttentionEfficiencyParams read_attention(const ConfigNode& block) {
-  block.expect_keys({"max_efficiency", "head_dim_overhead", "kv_length_overhead"});
+  block.expect_keys({"max_efficiency", "head_dim_overhead", "kv_length_overhead", "kernels"});
   AttentionEfficiencyParams attention;
   attention.max_efficiency = read_efficiency_table(block.child("max_efficiency"));
   attention.head_dim_overhead = read_non_negative(block, "head_dim_overhead");
   attention.kv_length_overhead = read_non_negative(block, "kv_length_overhead");
+  if (auto kernels = block.optional_child("kernels")) attention.kernels = read_kernel_fits(*kernels);
   return attention;
 }
 

@@ -35,6 +35,7 @@ GpuSpec cpu_compute_device(const CpuSpec& cpu) {
   spec.sources["memory"] = cpu.source;
   fill_from_fp32(spec.peak_rate);
   fill_from_fp32(spec.compute.gemm.max_efficiency);
+  fill_from_fp32(spec.compute.gemm.k_overhead);
   fill_from_fp32(spec.compute.attention.max_efficiency);
   return spec;
 }

@@ -6,6 +6,7 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/config_schema.hpp"
+#include "sim/scenario/attention_choice.hpp"
 #include "sim/scenario/collective_settings.hpp"
 #include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
@@ -327,6 +328,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
   }
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
+  if (!s.workload.inference) choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // no trace to build: the memory estimate is all there is
     s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};

@@ -7,6 +7,7 @@
 
 #include "models/devices/device_catalogue.hpp"
 #include "models/devices/gemm_efficiency.hpp"
+#include "tests/devices/gemm_work.hpp"
 
 using namespace simctl;
 
@@ -18,16 +19,7 @@ const DeviceCatalogue& catalogue() {
 }
 
 ComputeWork gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::bf16) {
-  ComputeWork work;
-  work.kind = ComputeKind::gemm;
-  work.dtype = dtype;
-  work.m = m;
-  work.n = n;
-  work.k = k;
-  const double dm = static_cast<double>(m), dn = static_cast<double>(n), dk = static_cast<double>(k);
-  work.flops = 2 * dm * dn * dk;
-  work.memory_bytes = bytes_per_element(dtype) * (dm * dk + dk * dn + dm * dn);
-  return work;
+  return testing::gemm_work(m, n, k, dtype);
 }
 
 // LayerNorm over a [tokens, hidden] bf16 tensor: read x, write y (gamma and
@@ -164,8 +156,14 @@ TEST_CASE("attention is faster on H100 than A100 and longer sequences are more e
   CHECK(h100.time < a100.time);
   CHECK_FALSE(h100.memory_bound);
   const GpuSpec& gpu = catalogue().gpu("h100-sxm");
-  CHECK(attention_efficiency(gpu, DType::bf16, 512, 128) < attention_efficiency(gpu, DType::bf16, 16384, 128));
-  CHECK(attention_efficiency(gpu, DType::bf16, 16384, 64) < attention_efficiency(gpu, DType::bf16, 16384, 128));
+  auto shaped = [&attention](std::int64_t kv_len, std::int64_t head_dim) {
+    ComputeWork w = attention;
+    w.n = kv_len;
+    w.k = head_dim;
+    return w;
+  };
+  CHECK(attention_efficiency(gpu, shaped(512, 128)) < attention_efficiency(gpu, shaped(16384, 128)));
+  CHECK(attention_efficiency(gpu, shaped(16384, 64)) < attention_efficiency(gpu, shaped(16384, 128)));
 }
 
 TEST_CASE("negative work is refused", "[devices][compute]") {

@@ -2,40 +2,38 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/data_root.hpp"
+#include "tests/devices/gemm_work.hpp"
 
 namespace simctl::testing {
 namespace {
 
 ComputeWork gemm_work(const ConfigNode& point) {
   ConfigNode shape = point.child("shape");
-  ComputeWork work;
-  work.kind = ComputeKind::gemm;
-  work.dtype = *dtype_from_string(point.string("dtype"));
-  work.m = shape.integer("m");
-  work.n = shape.integer("n");
-  work.k = shape.integer("k");
-  const double m = static_cast<double>(work.m), n = static_cast<double>(work.n), k = static_cast<double>(work.k);
-  work.flops = 2.0 * m * n * k;
-  work.memory_bytes = bytes_per_element(work.dtype) * (m * k + k * n + m * n);
-  return work;
+  return testing::gemm_work(shape.integer("m"), shape.integer("n"), shape.integer("k"),
+                            *dtype_from_string(point.string("dtype")));
 }
 
-// FlashAttention-2 benchmark convention (benchmarks/benchmark_flash_attention.py).
-ComputeWork attention_work(const ConfigNode& point) {
+// FlashAttention-2 benchmark convention (benchmarks/benchmark_flash_attention.py):
+// one forward (4 * tokens * heads * seq * head_dim FLOPs) and one backward
+// (2.5 times that), non-causal, priced as the two kernels they are.
+ComputeWork attention_work(const ConfigNode& point, bool backward) {
   ConfigNode shape = point.child("attention");
   const std::int64_t seq = shape.integer("seq_len"), head_dim = shape.integer("head_dim");
   const std::int64_t heads = shape.integer("hidden") / head_dim, batch = 16384 / seq;
   ComputeWork work;
   work.kind = ComputeKind::attention;
+  work.attention_kernel = FusedAttention::flash2;
+  work.backward = backward;
   work.dtype = *dtype_from_string(point.string("dtype"));
   work.m = seq;
   work.n = seq;
   work.k = head_dim;
   work.batch = batch * heads;
   const double tokens_x_heads = static_cast<double>(batch * heads * seq);
-  work.flops = 3.5 * 4.0 * tokens_x_heads * static_cast<double>(seq * head_dim);
+  work.flops = (backward ? 2.5 : 1.0) * 4.0 * tokens_x_heads * static_cast<double>(seq * head_dim);
   // Q, K, V, O read or written in forward; Q, K, V, O, dO read and dQ, dK, dV written in backward.
-  work.memory_bytes = 12.0 * tokens_x_heads * static_cast<double>(head_dim) * bytes_per_element(work.dtype);
+  work.memory_bytes =
+      (backward ? 8.0 : 4.0) * tokens_x_heads * static_cast<double>(head_dim) * bytes_per_element(work.dtype);
   return work;
 }
 
@@ -60,7 +58,8 @@ std::vector<ReferencePoint> load_reference_points() {
     p.id = node.string("id");
     p.gpu = node.string("gpu");
     const std::string kind = node.choice("kind", {"gemm", "attention", "stream"});
-    p.work = kind == "gemm" ? gemm_work(node) : kind == "attention" ? attention_work(node) : stream_work(node);
+    p.work = kind == "gemm" ? gemm_work(node) : kind == "attention" ? attention_work(node, false) : stream_work(node);
+    if (kind == "attention") p.backward_work = attention_work(node, true);
     p.is_bandwidth = kind == "stream";
     p.measured = p.is_bandwidth ? node.bandwidth("measured").bytes_per_s : node.flop_rate("measured").flops_per_s;
     p.tolerance = node.number("tolerance");

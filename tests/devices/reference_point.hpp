@@ -2,6 +2,7 @@
 // Reads models/devices/measured/reference_points.yaml and turns each point into
 // the ComputeWork the benchmark ran, so calibration tests can compare the
 // model's figure with the measured one.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,10 @@ struct ReferencePoint {
   std::string id;
   std::string gpu;
   ComputeWork work;
-  double measured = 0.0;      // FLOP/s for gemm/attention, bytes/s for stream
-  bool is_bandwidth = false;  // measured is bytes/s
-  double tolerance = 0.0;     // relative
+  std::optional<ComputeWork> backward_work;  // attention fwd+bwd points: the backward kernel
+  double measured = 0.0;                     // FLOP/s for gemm/attention, bytes/s for stream
+  bool is_bandwidth = false;                 // measured is bytes/s
+  double tolerance = 0.0;                    // relative
   bool matched = true;
   std::string why;  // for unmatched points
 };

@@ -17,9 +17,10 @@ namespace {
 
 // One DGX H100 (8 GPUs) and, unless told, a GPT-2-sized model with 12 heads
 // and 12 layers.
-std::string run_config(const std::string& workload_lines, const std::string& model) {
-  return "name: plan error case\nsystem: " + std::string(SIMCTL_SOURCE_DIR) +
-         "/configs/systems/dgx_h100.yaml\nworkload:\n  model: " + model + "\n" + workload_lines;
+std::string run_config(const std::string& workload_lines, const std::string& model,
+                       const std::string& system = "dgx_h100") {
+  return "name: plan error case\nsystem: " + std::string(SIMCTL_SOURCE_DIR) + "/configs/systems/" + system +
+         ".yaml\nworkload:\n  model: " + model + "\n" + workload_lines;
 }
 
 std::string write_config(const std::string& name, const std::string& text) {
@@ -33,13 +34,14 @@ struct Rejection {
   std::string field;   // the field path named
   std::string advice;  // what would be valid
   std::string model = "gpt2-small";
+  std::string system = "dgx_h100";
 };
 
 // The one-line message loading `path` fails with.
 std::string rejection(const std::string& path) { return testing::load_rejection(path); }
 
 void check_rejected(const Rejection& c) {
-  const std::string path = write_config(c.name, run_config(c.workload_lines, c.model));
+  const std::string path = write_config(c.name, run_config(c.workload_lines, c.model, c.system));
   const std::string message = rejection(path);
   INFO(c.name << ": " << message);
   CHECK(message.find('\n') == std::string::npos);
@@ -90,6 +92,25 @@ TEST_CASE("a plan that does not fit in GPU memory gives the numbers", "[plans][b
 TEST_CASE("an unknown training framework", "[plans][bad-input]") {
   check_rejected({"framework", "  parallel: {data: 8}\n  micro_batch: 1\n  framework: deepspeed-magic\n", 7,
                   "workload.framework", "megatron-lm"});
+}
+
+TEST_CASE("FlashAttention-3 on an A100 is refused at the attention field", "[plans][bad-input][attention]") {
+  check_rejected({"flash3_a100", "  parallel: {data: 8}\n  micro_batch: 1\n  attention: flash3\n", 7,
+                  "workload.attention",
+                  "FlashAttention-3 runs on Hopper GPUs only (it is built on wgmma and TMA); valid on this GPU: "
+                  "flash2, unfused",
+                  "gpt2-small", "dgx_a100"});
+}
+
+TEST_CASE("an attention kernel the GPU catalogue has no fit for is refused", "[plans][bad-input][attention]") {
+  check_rejected({"cudnn_a100", "  parallel: {data: 8}\n  micro_batch: 1\n  attention: cudnn\n", 7,
+                  "workload.attention", "no fitted efficiency for it there; valid on this GPU: flash2, unfused",
+                  "gpt2-small", "dgx_a100"});
+}
+
+TEST_CASE("an unknown attention kernel lists the valid ones", "[plans][bad-input][attention]") {
+  check_rejected(
+      {"flash4", "  parallel: {data: 8}\n  micro_batch: 1\n  attention: flash4\n", 7, "workload.attention", "flash2"});
 }
 
 // Expert parallelism: the model is the run config's gpt2-small (dense) or,

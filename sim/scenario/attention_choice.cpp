@@ -1,0 +1,83 @@
+#include "sim/scenario/attention_choice.hpp"
+
+#include <string>
+#include <vector>
+
+namespace simctl {
+namespace {
+
+std::optional<FusedAttention> fused_of(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::flash2: return FusedAttention::flash2;
+    case AttentionKernel::flash3: return FusedAttention::flash3;
+    case AttentionKernel::cudnn: return FusedAttention::cudnn;
+    case AttentionKernel::unfused: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The GPU specs the ranks run on, one per distinct catalogue id, in rank order.
+std::vector<const GpuSpec*> gpus_of_ranks(const WorkloadSpec& spec, const System& system,
+                                          const DeviceCatalogue& catalogue, int ranks) {
+  std::vector<const GpuSpec*> out;
+  const auto& gpus = system.gpus();
+  for (int r = 0; r < ranks; ++r) {
+    const std::size_t index =
+        spec.parallel.gpus.empty() ? static_cast<std::size_t>(r) : static_cast<std::size_t>(spec.parallel.gpus[r]);
+    if (index >= gpus.size()) continue;  // the world-size check reports it
+    const GpuSpec* gpu = catalogue.find_gpu(system.part(gpus[index]).model);
+    if (gpu == nullptr) continue;
+    bool seen = false;
+    for (const GpuSpec* g : out) seen = seen || g == gpu;
+    if (!seen) out.push_back(gpu);
+  }
+  return out;
+}
+
+// "flash2, cudnn and unfused": what this GPU could run instead.
+std::string valid_here(const GpuSpec& gpu) {
+  std::string out;
+  for (FusedAttention k : kAllFusedAttention) {
+    if (gpu.compute.attention.runs(k)) out += std::string(to_string(k)) + ", ";
+  }
+  return out + "unfused";
+}
+
+// The framework's default on this GPU, if the GPU can price it; else flash2.
+AttentionKernel framework_default(const WorkloadSpec& spec, const GpuSpec& gpu) {
+  const auto entry = spec.framework_attention.find(gpu.architecture);
+  if (entry == spec.framework_attention.end()) return AttentionKernel::flash2;
+  const auto fused = fused_of(entry->second);
+  if (fused && !gpu.compute.attention.runs(*fused)) return AttentionKernel::flash2;
+  return entry->second;
+}
+
+}  // namespace
+
+void choose_attention_kernel(const ConfigNode& workload_node, WorkloadSpec& spec, const System& system,
+                             const DeviceCatalogue& catalogue, int ranks) {
+  const std::vector<const GpuSpec*> gpus = gpus_of_ranks(spec, system, catalogue, ranks);
+  if (gpus.empty()) return;
+  if (!spec.attention_given) {
+    // A mixed system takes the first rank's GPU's default; the check below
+    // does not apply to a default, which every GPU can price or falls back from.
+    spec.attention = framework_default(spec, *gpus.front());
+    for (const GpuSpec* gpu : gpus) {
+      if (framework_default(spec, *gpu) != spec.attention) spec.attention = AttentionKernel::flash2;
+    }
+    return;
+  }
+  const auto fused = fused_of(spec.attention);
+  if (!fused) return;
+  for (const GpuSpec* gpu : gpus) {
+    if (gpu->compute.attention.runs(*fused)) continue;
+    const std::string why = *fused == FusedAttention::flash3
+                                ? "FlashAttention-3 runs on Hopper GPUs only (it is built on wgmma and TMA)"
+                                : "the GPU catalogue has no fitted efficiency for it there";
+    workload_node.child("attention")
+        .fail("'" + std::string(config_word(spec.attention)) + "' cannot run on " + gpu->name + " (" + gpu->id + ", " +
+              gpu->architecture + "): " + why + "; valid on this GPU: " + valid_here(*gpu));
+  }
+}
+
+}  // namespace simctl

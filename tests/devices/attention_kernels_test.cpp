@@ -1,0 +1,117 @@
+// The fused attention kernel classes and the dtype-aware GEMM terms on Hopper:
+// behaviour that holds only because each kernel, pass and dtype has its own fit.
+#include <catch2/catch.hpp>
+
+#include "models/devices/compute_model.hpp"
+#include "models/devices/device_catalogue.hpp"
+#include "models/devices/gemm_efficiency.hpp"
+#include "tests/devices/gemm_work.hpp"
+
+using namespace simctl;
+
+namespace {
+
+const DeviceCatalogue& catalogue() {
+  static const DeviceCatalogue loaded = DeviceCatalogue::load();
+  return loaded;
+}
+
+// One attention kernel over batch * heads = 16384 / seq * 16 heads of head dim
+// 128 (FlashAttention's benchmark shape), FLOPs halved when causal.
+ComputeWork attention(FusedAttention kernel, std::int64_t seq, std::int64_t head_dim, bool causal, bool backward) {
+  ComputeWork w;
+  w.kind = ComputeKind::attention;
+  w.dtype = DType::bf16;
+  w.attention_kernel = kernel;
+  w.causal = causal;
+  w.backward = backward;
+  w.m = w.n = seq;
+  w.k = head_dim;
+  w.batch = 16384 / seq * (2048 / head_dim);
+  const double s = static_cast<double>(seq), d = static_cast<double>(head_dim);
+  w.flops = (backward ? 2.5 : 1.0) * (causal ? 0.5 : 1.0) * 4.0 * static_cast<double>(w.batch) * s * s * d;
+  w.memory_bytes = (backward ? 8.0 : 4.0) * static_cast<double>(w.batch) * s * d * 2.0;
+  return w;
+}
+
+TimePs time_of(const char* gpu, const ComputeWork& w) { return estimate_compute(catalogue().gpu(gpu), w).time; }
+
+ComputeWork gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype) {
+  return testing::gemm_work(m, n, k, dtype);
+}
+
+double seconds_per_flop(const GpuSpec& gpu, const ComputeWork& w) {
+  return ps_to_seconds(estimate_compute(gpu, w).time) / w.flops;
+}
+
+}  // namespace
+
+TEST_CASE("on H100 a FlashAttention-3 or cuDNN forward (hd128, 16k, causal) is >= 1.5x FlashAttention-2",
+          "[devices][attention]") {
+  const auto flash2 = time_of("h100-sxm", attention(FusedAttention::flash2, 16384, 128, true, false));
+  const auto flash3 = time_of("h100-sxm", attention(FusedAttention::flash3, 16384, 128, true, false));
+  const auto cudnn = time_of("h100-sxm", attention(FusedAttention::cudnn, 16384, 128, true, false));
+  CHECK(static_cast<double>(flash2) >= 1.5 * static_cast<double>(flash3));
+  CHECK(static_cast<double>(flash2) >= 1.5 * static_cast<double>(cudnn));
+  // cuDNN 9.19 (measured) is at least as fast as FA3 (its 2024 public figures) at hd128.
+  CHECK(cudnn <= flash3);
+  // The same kernels carry over to H200 and GH200 (same GH100 die).
+  CHECK(time_of("h200", attention(FusedAttention::flash3, 16384, 128, true, false)) == flash3);
+}
+
+TEST_CASE("forward and backward are priced by their own curves", "[devices][attention]") {
+  const GpuSpec& h100 = catalogue().gpu("h100-sxm");
+  for (FusedAttention kernel : kAllFusedAttention) {
+    INFO(to_string(kernel));
+    const double fwd = attention_efficiency(h100, attention(kernel, 4096, 128, false, false));
+    const double bwd = attention_efficiency(h100, attention(kernel, 4096, 128, false, true));
+    CHECK(bwd < 0.95 * fwd);  // the backward's five GEMMs and atomics run further from peak
+  }
+}
+
+TEST_CASE("causal masking and short sequences cost efficiency; head dim follows the fit", "[devices][attention]") {
+  const GpuSpec& h100 = catalogue().gpu("h100-sxm");
+  const auto eff = [&h100](std::int64_t seq, std::int64_t hd, bool causal) {
+    return attention_efficiency(h100, attention(FusedAttention::cudnn, seq, hd, causal, false));
+  };
+  CHECK(eff(2048, 128, true) < 0.9 * eff(2048, 128, false));
+  CHECK(eff(512, 128, false) < 0.8 * eff(16384, 128, false));
+  // cuDNN's forward is fitted best at hd256 (0.74 of peak); between fitted head dims it interpolates.
+  CHECK(eff(16384, 256, false) > eff(16384, 128, false));
+  CHECK(eff(16384, 192, false) > eff(16384, 128, false));
+  CHECK(eff(16384, 192, false) < eff(16384, 256, false));
+}
+
+TEST_CASE("A100 prices flash2 by its generic curve and has no FlashAttention-3 or cuDNN fit", "[devices][attention]") {
+  const GpuSpec& a100 = catalogue().gpu("a100-sxm-80gb");
+  CHECK(a100.compute.attention.runs(FusedAttention::flash2));
+  CHECK_FALSE(a100.compute.attention.runs(FusedAttention::flash3));
+  ComputeWork fwd = attention(FusedAttention::flash2, 4096, 128, true, false);
+  fwd.dtype = DType::fp16;
+  ComputeWork bwd = attention(FusedAttention::flash2, 4096, 128, true, true);
+  bwd.dtype = DType::fp16;
+  // The generic curve does not tell passes or masking apart (the A100 calibration is fwd+bwd).
+  CHECK(attention_efficiency(a100, fwd) == attention_efficiency(a100, bwd));
+  fwd.attention_kernel = FusedAttention::flash3;
+  CHECK_THROWS_WITH(estimate_compute(a100, fwd), Catch::Contains("flash3") && Catch::Contains("a100-sxm-80gb"));
+}
+
+TEST_CASE("wave quantisation on H100: a GEMM just past a tile multiple costs more per FLOP", "[devices][gemm]") {
+  const GpuSpec& h100 = catalogue().gpu("h100-sxm");
+  // 132 rows of 256-row tiles: n = 1024 is 8 columns of 128 (8 waves); n = 1025
+  // adds a ninth, nearly empty column of tiles.
+  const double full = seconds_per_flop(h100, gemm(256 * 132, 1024, 4096, DType::bf16));
+  const double spill = seconds_per_flop(h100, gemm(256 * 132, 1025, 4096, DType::bf16));
+  CHECK(spill > 1.05 * full);
+}
+
+TEST_CASE("GEMM efficiency is dtype-aware: fp8's per-tile cost is more K-steps than bf16's", "[devices][gemm]") {
+  const GpuSpec& h100 = catalogue().gpu("h100-sxm");
+  REQUIRE(*h100.compute.gemm.k_overhead.find(DType::fp8) > *h100.compute.gemm.k_overhead.find(DType::bf16));
+  // So fp8 gains less over bf16 at short K than at long K.
+  const auto speedup = [&h100](std::int64_t k) {
+    return gemm_efficiency(h100, DType::fp8, 8192, 8192, k, 1) * h100.peak(DType::fp8).flops_per_s /
+           (gemm_efficiency(h100, DType::bf16, 8192, 8192, k, 1) * h100.peak(DType::bf16).flops_per_s);
+  };
+  CHECK(speedup(512) < 0.85 * speedup(16384));
+}

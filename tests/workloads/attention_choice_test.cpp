@@ -1,0 +1,60 @@
+// Which fused attention kernel a run's attention ops are priced as: the
+// config's choice, or the framework's default for the GPU (frameworks.yaml):
+// Megatron-LM (Transformer Engine) runs cuDNN fused attention on Hopper and
+// FlashAttention-2 elsewhere; the plain `ideal` framework FlashAttention-2.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <variant>
+
+#include "sim/scenario/scenario.hpp"
+
+using namespace simctl;
+
+namespace {
+
+std::string write_run(const std::string& name, const std::string& system, const std::string& extra) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_attention_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / (name + ".yaml");
+  std::ofstream(file) << "name: attention choice\nsystem: " << SIMCTL_SOURCE_DIR << "/configs/systems/" << system
+                      << ".yaml\nworkload:\n  model: gpt2-small\n  parallel: {data: 8}\n  micro_batch: 1\n"
+                      << extra;
+  return file.string();
+}
+
+// The kernel the first rank's first forward attention op is priced as.
+FusedAttention attention_kernel_of(const Scenario& s) {
+  for (const Op& op : s.trace.programs.front()) {
+    const auto* work = std::get_if<ComputeWork>(&op.work);
+    if (work && work->kind == ComputeKind::attention && !work->backward) return work->attention_kernel;
+  }
+  FAIL("no attention op");
+  return FusedAttention::flash2;
+}
+
+}  // namespace
+
+TEST_CASE("Megatron-LM on H100 defaults to cuDNN fused attention, as Transformer Engine picks", "[plans][attention]") {
+  const Scenario s = load_scenario(write_run("megatron_h100", "dgx_h100", "  framework: megatron-lm\n"));
+  CHECK(s.workload.attention == AttentionKernel::cudnn);
+  CHECK(attention_kernel_of(s) == FusedAttention::cudnn);
+}
+
+TEST_CASE("Megatron-LM on A100 and the ideal framework on H100 default to FlashAttention-2", "[plans][attention]") {
+  const Scenario a100 = load_scenario(write_run("megatron_a100", "dgx_a100", "  framework: megatron-lm\n"));
+  CHECK(attention_kernel_of(a100) == FusedAttention::flash2);
+  const Scenario ideal = load_scenario(write_run("ideal_h100", "dgx_h100", ""));
+  CHECK(attention_kernel_of(ideal) == FusedAttention::flash2);
+}
+
+TEST_CASE("a config's attention wins over the framework's default; flash still means flash2", "[plans][attention]") {
+  const Scenario fa3 =
+      load_scenario(write_run("fa3_h100", "dgx_h100", "  framework: megatron-lm\n  attention: flash3\n"));
+  CHECK(attention_kernel_of(fa3) == FusedAttention::flash3);
+  const Scenario flash = load_scenario(write_run("flash_h100", "dgx_h100", "  attention: flash\n"));
+  CHECK(flash.workload.attention == AttentionKernel::flash2);
+  CHECK(attention_kernel_of(flash) == FusedAttention::flash2);
+}
