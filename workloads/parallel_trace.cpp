@@ -64,8 +64,8 @@ void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::s
     const bool expert = op.comm->group == ModelGroup::expert;
     const CollectiveCall call{op.comm->op, expert ? kExpertGroup : kTensorGroup, op.comm->bytes,
                               expert ? CommDimension::expert : CommDimension::tensor};
-    ops.other(Op{prefix + op.name, op.phase, Stream::communication, ops.deps_on_last_compute(), call},
-              op.comm->consumer_offset);
+    const Stream stream = op.comm->overlapped ? Stream::overlap : Stream::communication;
+    ops.other(Op{prefix + op.name, op.phase, stream, ops.deps_on_last_compute(), call}, op.comm->consumer_offset);
   }
 }
 
@@ -173,6 +173,7 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   const auto last_backward = last_backward_positions(steps, par.virtual_stages);
   RankOps ops;
   DataParallelSync sync(plan.spec, kDataGroup, kExpertDataGroup);
+  for (const ChunkOps& c : *plan.chunks) sync.start_param_gather(ops, c.chunk);
   OffloadOps offload(plan.spec);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].forward) {

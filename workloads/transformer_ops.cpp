@@ -2,6 +2,7 @@
 
 #include "workloads/parameter_layout.hpp"
 #include "workloads/pass_geometry.hpp"
+#include "workloads/tp_overlap.hpp"
 
 namespace simctl {
 namespace {
@@ -74,41 +75,39 @@ void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, 
 
 // Entering a tensor-parallel region: with SP, gather the s/t row shards.
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
-                           int consumer_offset = 0) {
+                           int consumer_offset = 0, bool overlapped = false) {
   if (g.tensor_parallel() && g.p.sequence) {
-    out.comm(name, phase, CollectiveOp::all_gather, g.activation_bytes(), consumer_offset);
+    out.comm(name, phase, CollectiveOp::all_gather, g.activation_bytes(), consumer_offset, ModelGroup::tensor,
+             overlapped);
   }
 }
 
 // Leaving it: sum the partial outputs (all-reduce, or reduce-scatter to row
 // shards with SP).
 void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
-                           int consumer_offset = 0) {
+                           int consumer_offset = 0, bool overlapped = false) {
   if (!g.tensor_parallel()) return;
   const CollectiveOp op = g.p.sequence ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  out.comm(name, phase, op, g.activation_bytes(), consumer_offset);
+  out.comm(name, phase, op, g.activation_bytes(), consumer_offset, ModelGroup::tensor, overlapped);
 }
 
 void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, const std::string& tag, OpList& out) {
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
   out.compute(at + "ln1", phase, norm_forward(g));
-  enter_parallel_region(g, at + "attn.all_gather", phase, out);
-  out.compute(at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden));
+  gather_then_gemm(g, at + "attn.all_gather", at + "qkv", phase, forward_gemm(g, g.local_qkv_columns(), m.hidden), out);
   append_rope(g, at + "rope", phase, out);
   append_attention_forward(g, at, phase, out);
-  out.compute(at + "attn_out", phase, forward_gemm(g, m.hidden, g.local_hidden()));
-  leave_parallel_region(g, at + "attn.reduce", phase, out);
+  gemm_then_scatter(g, at + "attn_out", at + "attn.reduce", phase, forward_gemm(g, m.hidden, g.local_hidden()), out);
   out.compute(at + "residual1", phase, residual_add(g));
   out.compute(at + "ln2", phase, norm_forward(g));
   if (m.moe()) {
     append_moe_forward(g, at, phase, out);
   } else {
-    enter_parallel_region(g, at + "mlp.all_gather", phase, out);
-    out.compute(at + "mlp_up", phase, forward_gemm(g, g.local_mlp_up_columns(), m.hidden));
+    gather_then_gemm(g, at + "mlp.all_gather", at + "mlp_up", phase,
+                     forward_gemm(g, g.local_mlp_up_columns(), m.hidden), out);
     out.compute(at + activation_name(m), phase, activation_forward(g));
-    out.compute(at + "mlp_down", phase, forward_gemm(g, m.hidden, g.local_ffn()));
-    leave_parallel_region(g, at + "mlp.reduce", phase, out);
+    gemm_then_scatter(g, at + "mlp_down", at + "mlp.reduce", phase, forward_gemm(g, m.hidden, g.local_ffn()), out);
   }
   out.compute(at + "residual2", phase, residual_add(g));
 }
@@ -116,22 +115,27 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
 // The backward of a column-parallel GEMM's input side: with SP, re-gather the
 // saved row-sharded input for the weight gradient (overlapping the dgrad GEMM),
 // then reduce the input gradient while the wgrad GEMM runs (Megatron's
-// asynchronous TP all-reduce / reduce-scatter).
+// asynchronous TP all-reduce / reduce-scatter). A block's layers are TE's,
+// whose userbuffers run both collectives in bulk beside the GEMMs when
+// overlapping (tp_overlap.hpp); the LM head is not.
 void column_parallel_backward(const PassGeometry& g, const std::string& at, const std::string& gemm, std::int64_t n,
-                              std::int64_t k, std::vector<std::size_t> grads, OpList& out) {
+                              std::int64_t k, std::vector<std::size_t> grads, OpList& out, bool te_layer = true) {
   const OpPhase bw = OpPhase::backward;
-  enter_parallel_region(g, at + gemm + ".input.all_gather", bw, out, 1);
-  out.compute(at + gemm + ".dgrad", bw, dgrad_gemm(g, n, k));
-  leave_parallel_region(g, at + gemm + ".dgrad.reduce", bw, out, 1);
-  out.compute(at + gemm + ".wgrad", bw, wgrad_gemm(g, n, k), std::move(grads));
+  const bool bulk = te_layer && overlaps_tp_comm(g);
+  enter_parallel_region(g, at + gemm + ".input.all_gather", bw, out, 1, bulk);
+  const ComputeWork dgrad = dgrad_gemm(g, n, k);
+  out.compute(at + gemm + ".dgrad", bw, bulk ? beside_bulk_comm(g, dgrad) : dgrad);
+  leave_parallel_region(g, at + gemm + ".dgrad.reduce", bw, out, 1, bulk);
+  const ComputeWork wgrad = wgrad_gemm(g, n, k);
+  out.compute(at + gemm + ".wgrad", bw, bulk ? beside_bulk_comm(g, wgrad) : wgrad, std::move(grads));
 }
 
 void append_mlp_backward(const PassGeometry& g, const std::string& at, std::vector<std::size_t> down_grads,
                          std::vector<std::size_t> up_grads, OpList& out) {
   const auto& m = g.p.model;
   const OpPhase bw = OpPhase::backward;
-  enter_parallel_region(g, at + "mlp_down.grad.all_gather", bw, out);
-  out.compute(at + "mlp_down.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_ffn()));
+  gather_then_gemm(g, at + "mlp_down.grad.all_gather", at + "mlp_down.dgrad", bw,
+                   dgrad_gemm(g, m.hidden, g.local_ffn()), out);
   out.compute(at + "mlp_down.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_ffn()), std::move(down_grads));
   out.compute(at + activation_name(m) + ".bwd", bw, activation_backward(g));
   column_parallel_backward(g, at, "mlp_up", g.local_mlp_up_columns(), m.hidden, std::move(up_grads), out);
@@ -155,8 +159,8 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
   }
   out.compute(at + "ln2.bwd", bw, norm_backward(g), grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}));
   out.compute(at + "residual2.bwd", bw, residual_add(g));
-  enter_parallel_region(g, at + "attn_out.grad.all_gather", bw, out);
-  out.compute(at + "attn_out.dgrad", bw, dgrad_gemm(g, m.hidden, g.local_hidden()));
+  gather_then_gemm(g, at + "attn_out.grad.all_gather", at + "attn_out.dgrad", bw,
+                   dgrad_gemm(g, m.hidden, g.local_hidden()), out);
   out.compute(at + "attn_out.wgrad", bw, wgrad_gemm(g, m.hidden, g.local_hidden()),
               grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}));
   append_attention_backward(g, at, out);
@@ -209,7 +213,7 @@ void append_head_backward(const PassGeometry& g, OpList& out) {
               streaming_work(ComputeKind::softmax, g.p.dtype, logit_elements(g), kLossBackwardFlops, 2.0));
   std::vector<std::size_t> head_grads;
   if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
-  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, std::move(head_grads), out);
+  column_parallel_backward(g, "", "lm_head", g.local_vocab(), m.hidden, std::move(head_grads), out, false);
   out.compute("final_ln.bwd", bw, norm_backward(g), final_norm_indices(m));
 }
 

@@ -37,6 +37,9 @@ struct TensorComm {
   double bytes = 0.0;  // nccl-tests size (all-gather / reduce-scatter: the full tensor)
   int consumer_offset = 0;
   ModelGroup group = ModelGroup::tensor;
+  // Pipelined with GEMM chunks by TE userbuffers (tp_overlap.hpp): it runs
+  // on the rank's overlap stream.
+  bool overlapped = false;
 };
 
 struct ModelOp {
@@ -63,6 +66,9 @@ struct PassShape {
   bool embedding = true;            // this chunk starts with the embedding
   bool head = true;                 // this chunk ends with the final norm, LM head and loss
   double kernel_time_factor = 1.0;  // the framework's (frameworks.yaml), applied to every compute op
+  // TE userbuffers: each block's TP all-gathers and reduce-scatters split
+  // into chunks pipelined with their GEMMs (tp_overlap.hpp); needs SP.
+  bool tp_comm_overlap = false;
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };

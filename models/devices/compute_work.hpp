@@ -41,6 +41,11 @@ struct ComputeWork {
   double memory_bytes = 0.0;  // bytes read + written in device memory
   // GEMM shape: C[m,n] = A[m,k] * B[k,n], repeated `batch` times.
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  // Streaming multiprocessors that communication kernels running beside this
+  // op hold (Transformer Engine's userbuffers overlap launches its GEMMs on
+  // the SMs its communication leaves free): the op runs on the rest
+  // (sm_share.hpp).
+  int comm_sms = 0;
 };
 
 }  // namespace simctl
