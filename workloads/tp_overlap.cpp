@@ -31,13 +31,13 @@ void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, con
     out.compute(gemm_name, phase, gemm);
     return;
   }
-  // Ring exchange: step k (1 … t-1) brings one more rank's shard, activation/t
-  // bytes per rank; an all-gather of activation/(t-1) moves exactly that.
+  // Ring exchange: step k (1 … t-1) passes one shard (activation/t bytes)
+  // to the next TP rank and brings one from the previous, copy engine to
+  // copy engine; chunk k computes on the shard step k brought.
   const std::int64_t t = g.p.tensor;
-  const double step_bytes = g.activation_bytes() / static_cast<double>(t - 1);
+  const double shard_bytes = g.activation_bytes() / static_cast<double>(t);
   for (std::int64_t k = 1; k < t; ++k) {
-    out.comm(gather_name + ".step" + std::to_string(k), phase, CollectiveOp::all_gather, step_bytes,
-             static_cast<int>(k), ModelGroup::tensor, true);
+    out.ring_step(gather_name + ".step" + std::to_string(k), phase, shard_bytes, static_cast<int>(k));
   }
   for (std::int64_t c = 0; c < t; ++c) out.compute(chunk_name(gemm_name, c), phase, row_chunk(gemm, t, 0));
 }

@@ -7,10 +7,12 @@
 // transformer_engine/pytorch/module/base.py, initialize_ub(), its `methods`
 // table and get_default_config()):
 //   ring_exchange (qkv and fc1 forward, proj and fc2 dgrad): the all-gather
-//     before the GEMM becomes tp-1 exchange steps, each moving one rank's
-//     shard, while the GEMM runs in tp row chunks; chunk 0 is the rank's own
-//     shard, chunk k waits for step k. The copy engines move the shards
-//     (use_ce), num_sm = 1 and no SM margin: the GEMM keeps every SM.
+//     before the GEMM becomes tp-1 exchange steps, each a send of one shard
+//     to the next TP rank and a receive from the previous (the send of step
+//     k forwards the shard step k-1 received), while the GEMM runs in tp row
+//     chunks; chunk 0 is the rank's own shard, chunk k waits for step k. The
+//     copy engines move the shards (use_ce), num_sm = 1 and no SM margin:
+//     the GEMM keeps every SM.
 //   pipeline (proj and fc2 forward): the GEMM runs in num_splits = 4 row
 //     chunks and each chunk's output is reduce-scattered while the next
 //     chunk computes; the last chunk's reduce-scatter stays exposed. The

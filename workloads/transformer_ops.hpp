@@ -40,6 +40,10 @@ struct TensorComm {
   // Pipelined with GEMM chunks by TE userbuffers (tp_overlap.hpp): it runs
   // on the rank's overlap stream.
   bool overlapped = false;
+  // One step of a ring exchange instead of a collective: `bytes` go to the
+  // next rank of the TP group while as many come from the previous one
+  // (`op` unused). The consumer waits for the receive.
+  bool ring_step = false;
 };
 
 struct ModelOp {

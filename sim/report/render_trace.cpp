@@ -31,7 +31,7 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
   // Track 0 is the host; track 1 + s is stream s (Stream's order).
   constexpr std::array<const char*, kStreamCount + 1> threads{
       "host",          "compute stream", "communication stream", "copy stream",
-      "loader stream", "overlap stream", "prefetch stream"};
+      "loader stream", "overlap stream", "prefetch stream",      "overlap send stream"};
   for (int tid = 0; tid < static_cast<int>(threads.size()); ++tid) {
     events.push_back(metadata("thread_name", pid, tid, {{"name", threads[tid]}}));
     events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));

@@ -128,8 +128,13 @@ TEST_CASE("TP overlap: the ring-exchange GEMM keeps every SM and starts on the r
       CHECK(std::get<ComputeWork>(ops[i].work).comm_sms == 0);  // copy engines move the shards
     }
     if (ops[i].name.rfind("mb0.layer3.attn.all_gather.step", 0) == 0) {
-      ++steps;
-      CHECK(ops[i].stream == Stream::overlap);
+      // A receive from the previous TP rank on the overlap stream, or its
+      // send to the next on the overlap send stream.
+      const auto& t = std::get<PeerTransfer>(ops[i].work);
+      const bool send = t.side == PeerTransfer::Side::send;
+      if (!send) ++steps;
+      CHECK(ops[i].stream == (send ? Stream::overlap_send : Stream::overlap));
+      CHECK(t.dimension == CommDimension::tensor);
     }
     if (ops[i].name == "mb0.layer3.qkv.chunk0") {
       // Chunk 0 runs right after ln1, not after any exchange step.
@@ -138,4 +143,20 @@ TEST_CASE("TP overlap: the ring-exchange GEMM keeps every SM and starts on the r
   }
   CHECK(chunks == 8);
   CHECK(steps == 7);
+}
+
+TEST_CASE("tp debug", "[tp_debug]") {
+  for (bool overlap : {false, true}) {
+    const testing::PlanRun run = run_tp8(overlap);
+    const auto& ops = run.scenario.trace.ops(0);
+    const auto& timings = run.result.ranks[0].ops;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].name.find("layer10.") == std::string::npos && ops[i].name.find("lm_head") == std::string::npos &&
+          ops[i].name.find("embedding") == std::string::npos)
+        continue;
+      std::printf("%d %-45s s%d %10.1f %10.1f %8.1f\n", overlap, ops[i].name.c_str(), static_cast<int>(ops[i].stream),
+                  ps_to_seconds(timings[i].start) * 1e6, ps_to_seconds(timings[i].end) * 1e6,
+                  ps_to_seconds(timings[i].end - timings[i].start) * 1e6);
+    }
+  }
 }
