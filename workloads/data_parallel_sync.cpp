@@ -27,9 +27,49 @@ OpIndex DataParallelSync::collective(RankOps& ops, const Lane& lane, std::string
   return ops.other(Op{std::move(name), phase, Stream::communication, std::move(deps), call}, std::nullopt);
 }
 
+bool DataParallelSync::gathers_params_ahead() const {
+  return spec_.ddp.overlap_param_gather && shards_optimizer(spec_.strategy) && !shards_weights(spec_.strategy);
+}
+
+void DataParallelSync::flush_gather(RankOps& ops, Lane& lane, GatherBucket& bucket) {
+  if (bucket.bytes <= 0.0) return;
+  const CollectiveCall call{CollectiveOp::all_gather, lane.group, bucket.bytes, CommDimension::data};
+  const std::string name = lane.prefix + "weights.all_gather.bucket" + std::to_string(gather_buckets_++);
+  const OpIndex gather = ops.other(Op{name, OpPhase::forward, Stream::prefetch, {}, call}, std::nullopt);
+  for (const auto& unit : bucket.units) param_gathers_[unit].push_back(gather);
+  bucket = GatherBucket{};
+}
+
+// The same bucket cap as the gradients', filled in forward order, so the
+// first layers' weights arrive first.
+void DataParallelSync::start_param_gather(RankOps& ops, const StageChunk& chunk) {
+  if (!gathers_params_ahead()) return;
+  const double element = bytes_per_element(spec_.precision);
+  const double cap = static_cast<double>(spec_.ddp.bucket_size_bytes);
+  for (Lane* lane : {&dense_, &experts_}) {
+    if (!lane->active()) continue;
+    GatherBucket bucket;
+    for (const auto& unit : chunk.units) {
+      const double part =
+          lane == &dense_ ? dense_part(unit.parameters, unit.expert_parameters) : unit.expert_parameters;
+      if (part <= 0.0) continue;
+      bucket.bytes += part * element;
+      bucket.units.push_back(unit.name);
+      if (bucket.bytes >= cap) flush_gather(ops, *lane, bucket);
+    }
+    flush_gather(ops, *lane, bucket);
+  }
+}
+
 // ZeRO-3/FSDP run without EP (the config refuses the pair), so a unit's
 // weights are all in the data-parallel group.
 void DataParallelSync::before_unit(RankOps& ops, const ModelUnit& unit, const std::string& prefix, OpPhase phase) {
+  if (phase == OpPhase::forward) {
+    if (auto waiting = param_gathers_.find(unit.name); waiting != param_gathers_.end()) {
+      for (OpIndex gather : waiting->second) ops.wait_before_next_compute(gather);
+      param_gathers_.erase(waiting);
+    }
+  }
   if (!dense_.active() || !shards_weights(spec_.strategy)) return;
   // Gather this unit while the previous one computes, not earlier: FSDP's
   // prefetch keeps one unit in flight.
@@ -83,6 +123,8 @@ void DataParallelSync::finish_backward(RankOps& ops) {
 
 void DataParallelSync::after_optimizer(RankOps& ops, double parameters, double expert_parameters, OpIndex optimizer) {
   if (!shards_optimizer(spec_.strategy) || shards_weights(spec_.strategy)) return;
+  // Gathered at the start of the (next) step instead: start_param_gather.
+  if (gathers_params_ahead()) return;
   // ZeRO-1/2: every rank needs the whole updated model for the next step.
   const double dense = dense_part(parameters, expert_parameters);
   if (dense_.active()) {

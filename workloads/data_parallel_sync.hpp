@@ -5,7 +5,15 @@
 //          backward, in buckets (launched as they fill if ddp.overlap, else
 //          all at the end, as Megatron-LM's 2021-22 DDP does).
 //   zero1: the same buckets reduce-scattered; each rank updates its 1/d
-//          shard and the updated weights are all-gathered.
+//          shard and the updated weights are all-gathered: at once after
+//          the optimizer, or with ddp.overlap_param_gather (Megatron-Core's
+//          distributed optimizer) bucket by bucket, issued at the start of
+//          the step on the prefetch stream, each unit's first forward (the
+//          first micro-batch's) waiting for its bucket. Only the first
+//          micro-batch's forward of each chunk can hide them, as in
+//          Megatron-Core; with gradient buckets (ddp.overlap, Megatron's
+//          overlap_grad_reduce) only the last micro-batch's backward hides
+//          the reduce-scatters.
 //   zero2: gradients are sharded, so each micro-batch's gradients are
 //          reduce-scattered per unit as backward produces them.
 //   zero3, fsdp: weights are sharded too: each unit's weights are
@@ -15,6 +23,7 @@
 // data / expert ranks only, so their gradients (and ZeRO's shards of them)
 // go over the expert-data-parallel group, in buckets of their own, as
 // Megatron-core's DDP keeps expert and dense buckets apart.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +37,10 @@ class DataParallelSync {
   // `expert_dp_group` is used only when the plan has expert > 1.
   DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group, std::uint32_t expert_dp_group = 0);
 
+  // With overlap_param_gather: issues the all-gathers of `chunk`'s updated
+  // weights, bucket by bucket in forward order (call once per chunk, before
+  // any forward, in the order the chunks first run).
+  void start_param_gather(RankOps& ops, const StageChunk& chunk);
   void before_unit(RankOps& ops, const ModelUnit& unit, const std::string& prefix, OpPhase phase);
   void after_unit_backward(RankOps& ops, const ModelUnit& unit, const std::string& prefix, bool last_micro_batch);
   // Launches what is still buffered once the stage's backward passes are done.
@@ -60,12 +73,22 @@ class DataParallelSync {
     return split_ ? parameters - expert_parameters : parameters;
   }
 
+  // Buckets of updated weights being filled for the step-start gathers.
+  struct GatherBucket {
+    double bytes = 0.0;
+    std::vector<std::string> units;
+  };
+  void flush_gather(RankOps& ops, Lane& lane, GatherBucket& bucket);
+  bool gathers_params_ahead() const;
+
   const WorkloadSpec& spec_;
   bool split_;  // expert parallelism: experts sync over their own group
   Lane dense_;
   Lane experts_;
   std::optional<OpIndex> prefetch_anchor_;
   std::vector<OpIndex> gradient_ops_;
+  std::map<std::string, std::vector<OpIndex>> param_gathers_;  // unit -> its buckets' gathers, until its first forward
+  int gather_buckets_ = 0;
 };
 
 bool shards_weights(Strategy s);

@@ -1,5 +1,6 @@
 #include "workloads/parallel_trace.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "workloads/data_parallel_sync.hpp"
@@ -26,7 +27,7 @@ struct ChunkOps {
 enum GroupSlot : std::uint32_t { kTensorGroup = 0, kDataGroup = 1, kExpertGroup = 2, kExpertDataGroup = 3 };
 
 std::uint32_t embedding_slot(const WorkloadSpec& spec) { return spec.parallel.expert > 1 ? 4 : 2; }
-enum PeerSlot : std::uint32_t { kPreviousStage = 0, kNextStage = 1 };
+enum PeerSlot : std::uint32_t { kPreviousStage = 0, kNextStage = 1, kNextTensorRank = 2, kPreviousTensorRank = 3 };
 
 // Everything one stage's program is built from.
 struct StagePlan {
@@ -55,8 +56,27 @@ std::vector<ChunkOps> chunk_ops(const WorkloadSpec& spec, std::int64_t stage) {
   return out;
 }
 
+// A ring-exchange step: the send forwards what the previous step received
+// (the first sends the rank's own shard, ready after the last compute); the
+// receive, on the overlap stream, is what the GEMM chunk waits for.
+OpIndex emit_ring_step(RankOps& ops, const ModelOp& op, const std::string& prefix,
+                       std::optional<OpIndex> previous_receive) {
+  const std::vector<OpIndex> ready =
+      previous_receive ? std::vector<OpIndex>{*previous_receive} : ops.deps_on_last_compute();
+  const PeerTransfer send{PeerTransfer::Side::send, kNextTensorRank, op.comm->bytes, CommDimension::tensor};
+  ops.other(Op{prefix + op.name + ".send", op.phase, Stream::overlap_send, ready, send}, std::nullopt);
+  const PeerTransfer receive{PeerTransfer::Side::receive, kPreviousTensorRank, op.comm->bytes, CommDimension::tensor};
+  return ops.other(Op{prefix + op.name, op.phase, Stream::overlap, {}, receive}, op.comm->consumer_offset);
+}
+
 void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::string& prefix) {
+  std::optional<OpIndex> ring_receive;  // the running ring exchange's last receive
   for (const auto& op : list) {
+    if (op.comm && op.comm->ring_step) {
+      ring_receive = emit_ring_step(ops, op, prefix, ring_receive);
+      continue;
+    }
+    ring_receive.reset();
     if (!op.comm) {
       ops.compute(prefix + op.name, op.phase, op.work);
       continue;
@@ -64,8 +84,8 @@ void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::s
     const bool expert = op.comm->group == ModelGroup::expert;
     const CollectiveCall call{op.comm->op, expert ? kExpertGroup : kTensorGroup, op.comm->bytes,
                               expert ? CommDimension::expert : CommDimension::tensor};
-    ops.other(Op{prefix + op.name, op.phase, Stream::communication, ops.deps_on_last_compute(), call},
-              op.comm->consumer_offset);
+    const Stream stream = op.comm->overlapped ? Stream::overlap : Stream::communication;
+    ops.other(Op{prefix + op.name, op.phase, stream, ops.deps_on_last_compute(), call}, op.comm->consumer_offset);
   }
 }
 
@@ -174,6 +194,7 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   const auto last_backward = last_backward_positions(steps, par.virtual_stages);
   RankOps ops;
   DataParallelSync sync(plan.spec, kDataGroup, kExpertDataGroup);
+  for (const ChunkOps& c : *plan.chunks) sync.start_param_gather(ops, c.chunk);
   OffloadOps offload(plan.spec);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].forward) {
@@ -216,8 +237,8 @@ void bind_expert_groups(const WorkloadSpec& spec, const RankGrid& grid, std::uin
 }
 
 // Binds a rank's slots: its TP and DP groups, its EP and expert-DP groups,
-// the embedding pair of the first and last stages, and its neighbours up and
-// down the pipeline.
+// the embedding pair of the first and last stages, its neighbours up and
+// down the pipeline, and its neighbours in the TP ring (ring exchanges).
 RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_t rank, GroupTable& groups) {
   const RankCoord at = grid.coord(rank);
   const std::int64_t p = spec.parallel.pipeline;
@@ -233,7 +254,11 @@ RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_
   };
   if (ties_embeddings(spec, at.pipeline))
     out.groups.push_back(groups.id({at_stage(0), at_stage(p - 1)}, embedding_slot(spec)));
-  out.peers = {at_stage(at.pipeline - 1), at_stage(at.pipeline + 1)};
+  const std::vector<std::uint32_t> tensor = grid.group(rank, ParallelDim::tensor);
+  const auto t = static_cast<std::int64_t>(tensor.size());
+  const auto me = std::find(tensor.begin(), tensor.end(), rank) - tensor.begin();
+  out.peers = {at_stage(at.pipeline - 1), at_stage(at.pipeline + 1), tensor[static_cast<std::size_t>((me + 1) % t)],
+               tensor[static_cast<std::size_t>((me + t - 1) % t)]};
   return out;
 }
 

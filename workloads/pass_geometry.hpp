@@ -68,8 +68,19 @@ class OpList {
     out_.push_back(ModelOp{std::move(name), phase, work, std::move(grads), std::nullopt});
   }
   void comm(std::string name, OpPhase phase, CollectiveOp op, double bytes, int consumer_offset = 0,
-            ModelGroup group = ModelGroup::tensor) {
-    out_.push_back(ModelOp{std::move(name), phase, ComputeWork{}, {}, TensorComm{op, bytes, consumer_offset, group}});
+            ModelGroup group = ModelGroup::tensor, bool overlapped = false) {
+    out_.push_back(ModelOp{
+        std::move(name), phase, ComputeWork{}, {}, TensorComm{op, bytes, consumer_offset, group, overlapped, false}});
+  }
+  // One ring-exchange step over the TP group: `bytes` to the next rank,
+  // as many from the previous.
+  void ring_step(std::string name, OpPhase phase, double bytes, int consumer_offset) {
+    out_.push_back(
+        ModelOp{std::move(name),
+                phase,
+                ComputeWork{},
+                {},
+                TensorComm{CollectiveOp::all_gather, bytes, consumer_offset, ModelGroup::tensor, true, true}});
   }
 
  private:

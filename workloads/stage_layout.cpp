@@ -94,6 +94,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.dropout = spec.dropout;
   p.tensor = spec.parallel.tensor;
   p.sequence = spec.parallel.sequence && spec.parallel.tensor > 1;
+  p.tp_comm_overlap = spec.parallel.tp_comm_overlap;
   p.expert = spec.parallel.expert;
   p.kernel_time_factor = spec.kernel_time_factor;
   p.fp8 = spec.fp8;

@@ -19,8 +19,16 @@ using OpIndex = std::uint32_t;  // position within one rank's op list
 
 // `loader` is the data loader's workers (storage reads, CPU preprocessing):
 // they run beside the GPU's streams, so prefetching never queues behind a
-// device copy or a pipeline send.
-enum class Stream : std::uint8_t { compute, communication, copy, loader };
+// device copy or a pipeline send. `overlap` carries communication split into
+// chunks and pipelined with the chunks of a GEMM (Transformer Engine's
+// userbuffers TP overlap): its own stream, so those chunks never queue
+// behind data-parallel collectives on `communication`. `prefetch` carries
+// weights gathered ahead of their use (Megatron-Core's overlap_param_gather),
+// on a NCCL communicator of their own, so tensor-parallel collectives never
+// queue behind them. `overlap_send` carries the sends of a ring exchange
+// whose receives are on `overlap` (a send finishes only when its receiver
+// has posted the receive, so one stream for both would deadlock the ring).
+enum class Stream : std::uint8_t { compute, communication, copy, loader, overlap, prefetch, overlap_send };
 
 // Where the time of an op is booked in the step-time breakdown.
 enum class OpPhase : std::uint8_t { forward, backward, optimizer, gradient_sync, data_loading, host_copy, other };

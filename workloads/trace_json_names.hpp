@@ -14,10 +14,13 @@ namespace simctl::trace_names {
 template <typename E, std::size_t N>
 using Table = std::array<std::pair<E, std::string_view>, N>;
 
-inline constexpr Table<Stream, 4> kStreams{{{Stream::compute, "compute"},
+inline constexpr Table<Stream, 7> kStreams{{{Stream::compute, "compute"},
                                             {Stream::communication, "communication"},
                                             {Stream::copy, "copy"},
-                                            {Stream::loader, "loader"}}};
+                                            {Stream::loader, "loader"},
+                                            {Stream::overlap, "overlap"},
+                                            {Stream::prefetch, "prefetch"},
+                                            {Stream::overlap_send, "overlap_send"}}};
 
 inline constexpr Table<OpPhase, 7> kPhases{{{OpPhase::forward, "forward"},
                                             {OpPhase::backward, "backward"},

@@ -19,6 +19,8 @@ namespace {
 
 using nlohmann::json;
 namespace names = trace_names;
+// More SMs than any GPU has (an H100 has 132, a B200 148).
+constexpr std::int64_t kMaxCommSms = 1024;
 
 std::string describe(const json& j) {
   const std::string text = j.dump();
@@ -250,7 +252,17 @@ class TraceReader : public FieldReader {
     w.attention_kernel = choice_or(j, path, "attention_kernel", names::kFusedAttention, FusedAttention::flash2);
     w.backward = choice_or(j, path, "pass", names::kAttentionPass, false);
     w.causal = choice_or(j, path, "mask", names::kAttentionMask, false);
+    if (j.contains("comm_sms")) w.comm_sms = comm_sms(j["comm_sms"], join(path, "comm_sms"));
     return w;
+  }
+
+  // SMs lent to communication: a whole count below any GPU's (the compute
+  // model checks it against the GPU that runs the op).
+  int comm_sms(const json& j, const std::string& path) const {
+    const std::int64_t sms = integer(j, path);
+    if (sms < 0 || sms > kMaxCommSms)
+      fail(path, describe(j) + " is not allowed; must be 0 … " + std::to_string(kMaxCommSms));
+    return static_cast<int>(sms);
   }
 
   void gemm_shape(const json& j, const std::string& path, ComputeWork& w) const {

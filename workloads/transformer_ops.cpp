@@ -2,6 +2,7 @@
 
 #include "workloads/parameter_layout.hpp"
 #include "workloads/pass_geometry.hpp"
+#include "workloads/tp_overlap.hpp"
 
 namespace simctl {
 namespace {
@@ -77,11 +78,11 @@ void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, 
 // Entering a tensor-parallel region: with SP, gather the s/t row shards
 // (in fp8 when they feed an fp8 GEMM and the gathers move fp8).
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
-                           int consumer_offset = 0, bool fp8_operand = false) {
+                           int consumer_offset = 0, bool fp8_operand = false, bool overlapped = false) {
   if (g.tensor_parallel() && g.p.sequence) {
     const bool fp8 = fp8_operand && fp8_gathers(g);
     const double bytes = fp8 ? g.hidden_elements() * bytes_per_element(DType::fp8) : g.activation_bytes();
-    out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset);
+    out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset, ModelGroup::tensor, overlapped);
   }
 }
 
@@ -111,10 +112,10 @@ void column_parallel_input(const PassGeometry& g, const std::string& at, const s
 // Leaving it: sum the partial outputs (all-reduce, or reduce-scatter to row
 // shards with SP).
 void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
-                           int consumer_offset = 0) {
+                           int consumer_offset = 0, bool overlapped = false) {
   if (!g.tensor_parallel()) return;
   const CollectiveOp op = g.p.sequence ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  out.comm(name, phase, op, g.activation_bytes(), consumer_offset);
+  out.comm(name, phase, op, g.activation_bytes(), consumer_offset, ModelGroup::tensor, overlapped);
 }
 
 // One linear layer of a block (or the LM head) as a rank runs it:
@@ -144,25 +145,46 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
   out.compute(at + "ln1", phase, norm_forward(g));
-  column_parallel_input(g, at, "attn", "qkv", g.local_qkv_columns(), phase, out);
-  linear_forward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden), phase, out);
+  // TE userbuffers' overlap runs bf16 full training only (refused with fp8
+  // or fine-tuning at load), so its path prices the plain GEMMs.
+  const bool overlap = overlaps_tp_comm(g);
+  if (overlap) {
+    gather_then_gemm(g, at + "attn.all_gather", at + "qkv", phase,
+                     forward_gemm(g, g.local_qkv_columns(), m.hidden, g.p.dtype), out);
+  } else {
+    column_parallel_input(g, at, "attn", "qkv", g.local_qkv_columns(), phase, out);
+    linear_forward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden), phase, out);
+  }
   append_rope(g, at + "rope", phase, out);
   append_attention_forward(g, at, phase, out);
-  append_fp8_input_cast(g, at + "attn_out.fp8_cast", phase, g.tokens(), g.local_hidden(), m.hidden, out);
-  linear_forward(g, block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()), phase, out);
-  leave_parallel_region(g, at + "attn.reduce", phase, out);
+  if (overlap) {
+    gemm_then_scatter(g, at + "attn_out", at + "attn.reduce", phase,
+                      forward_gemm(g, m.hidden, g.local_hidden(), g.p.dtype), out);
+  } else {
+    append_fp8_input_cast(g, at + "attn_out.fp8_cast", phase, g.tokens(), g.local_hidden(), m.hidden, out);
+    linear_forward(g, block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()), phase, out);
+    leave_parallel_region(g, at + "attn.reduce", phase, out);
+  }
   out.compute(at + "residual1", phase, residual_add(g));
   out.compute(at + "ln2", phase, norm_forward(g));
   if (m.moe()) {
     append_moe_forward(g, at, phase, out);
   } else {
-    column_parallel_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), phase, out);
-    linear_forward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden), phase,
-                   out);
-    out.compute(at + activation_name(m), phase, activation_forward(g));
-    append_fp8_input_cast(g, at + "mlp_down.fp8_cast", phase, g.tokens(), g.local_ffn(), m.hidden, out);
-    linear_forward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()), phase, out);
-    leave_parallel_region(g, at + "mlp.reduce", phase, out);
+    if (overlap) {
+      gather_then_gemm(g, at + "mlp.all_gather", at + "mlp_up", phase,
+                       forward_gemm(g, g.local_mlp_up_columns(), m.hidden, g.p.dtype), out);
+      out.compute(at + activation_name(m), phase, activation_forward(g));
+      gemm_then_scatter(g, at + "mlp_down", at + "mlp.reduce", phase,
+                        forward_gemm(g, m.hidden, g.local_ffn(), g.p.dtype), out);
+    } else {
+      column_parallel_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), phase, out);
+      linear_forward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden), phase,
+                     out);
+      out.compute(at + activation_name(m), phase, activation_forward(g));
+      append_fp8_input_cast(g, at + "mlp_down.fp8_cast", phase, g.tokens(), g.local_ffn(), m.hidden, out);
+      linear_forward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()), phase, out);
+      leave_parallel_region(g, at + "mlp.reduce", phase, out);
+    }
   }
   out.compute(at + "residual2", phase, residual_add(g));
   append_fp8_scale_update(g, at + "fp8.scale_update", phase, out);
@@ -176,30 +198,42 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
 // in when gathers move fp8. A frozen weight has no wgrad; its adapters'
 // GEMMs (which read the input and add to its gradient) run before the
 // reduction instead, and the input is gathered only if something reads it.
-void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
+// A block's layers are TE's, whose userbuffers run both collectives in bulk
+// beside the GEMMs when overlapping (tp_overlap.hpp); the LM head is not.
+void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out,
+                              bool te_layer = true) {
   const OpPhase bw = OpPhase::backward;
   const bool fp8 = lin.operands == DType::fp8;
+  const bool bulk = te_layer && overlaps_tp_comm(g);
   append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
   if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
   if (lin.trains || lin.adapters) {
     // Its reader: the wgrad after the dgrad, or dA after the dgrad, dB and d(xA).
-    enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, lin.trains ? 1 : 3, fp8);
+    enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, lin.trains ? 1 : 3, fp8, bulk);
   }
-  out.compute(lin.name + ".dgrad", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands));
+  const ComputeWork dgrad = dgrad_gemm(g, lin.n, lin.k, lin.operands);
+  out.compute(lin.name + ".dgrad", bw, bulk ? beside_bulk_comm(g, dgrad) : dgrad);
   if (lin.adapters) append_adapter_backward(g, lin.name, lin.k, lin.n, out);
-  leave_parallel_region(g, lin.name + ".dgrad.reduce", bw, out, lin.trains ? 1 : 0);
-  if (lin.trains) out.compute(lin.name + ".wgrad", bw, wgrad_gemm(g, lin.n, lin.k, lin.operands), std::move(grads));
+  leave_parallel_region(g, lin.name + ".dgrad.reduce", bw, out, lin.trains ? 1 : 0, bulk);
+  if (!lin.trains) return;
+  const ComputeWork wgrad = wgrad_gemm(g, lin.n, lin.k, lin.operands);
+  out.compute(lin.name + ".wgrad", bw, bulk ? beside_bulk_comm(g, wgrad) : wgrad, std::move(grads));
 }
 
 // A row-parallel linear's backward: its output gradient (hidden wide)
 // SP-gathered and, in fp8, cast; dgrad, adapters, and wgrad unless frozen.
 void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  gather_fp8_operand(g, lin.name + ".grad.all_gather", bw, out, [&](double rows) {
-    append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", rows, g.p.model.hidden, out);
-  });
-  append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
-  out.compute(lin.name + ".dgrad", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands));
+  if (overlaps_tp_comm(g)) {  // bf16 full training only (checked at load)
+    gather_then_gemm(g, lin.name + ".grad.all_gather", lin.name + ".dgrad", bw,
+                     dgrad_gemm(g, lin.n, lin.k, lin.operands), out);
+  } else {
+    gather_fp8_operand(g, lin.name + ".grad.all_gather", bw, out, [&](double rows) {
+      append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", rows, g.p.model.hidden, out);
+    });
+    append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
+    out.compute(lin.name + ".dgrad", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands));
+  }
   if (lin.adapters) append_adapter_backward(g, lin.name, lin.k, lin.n, out);
   if (lin.trains) out.compute(lin.name + ".wgrad", bw, wgrad_gemm(g, lin.n, lin.k, lin.operands), std::move(grads));
 }
@@ -286,7 +320,7 @@ void append_head_backward(const PassGeometry& g, OpList& out) {
   std::vector<std::size_t> head_grads;
   if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
   const Linear head{"lm_head", g.local_vocab(), m.hidden, g.p.dtype, head_trains(g.p), false};
-  column_parallel_backward(g, head, std::move(head_grads), out);
+  column_parallel_backward(g, head, std::move(head_grads), out, false);
   out.compute("final_ln.bwd", bw, norm_backward(g), final_norm_indices(m));
 }
 

@@ -37,6 +37,13 @@ struct TensorComm {
   double bytes = 0.0;  // nccl-tests size (all-gather / reduce-scatter: the full tensor)
   int consumer_offset = 0;
   ModelGroup group = ModelGroup::tensor;
+  // Pipelined with GEMM chunks by TE userbuffers (tp_overlap.hpp): it runs
+  // on the rank's overlap stream.
+  bool overlapped = false;
+  // One step of a ring exchange instead of a collective: `bytes` go to the
+  // next rank of the TP group while as many come from the previous one
+  // (`op` unused). The consumer waits for the receive.
+  bool ring_step = false;
 };
 
 struct ModelOp {
@@ -66,6 +73,9 @@ struct PassShape {
   std::optional<Fp8Training> fp8;      // set: linear layers' GEMMs in fp8, with their casts (fp8_ops.cpp)
   double fp8_weight_cast_share = 1.0;  // of each weight's fp8 cast, the part this pass pays
   std::optional<Finetune> finetune;    // set: frozen weights, adapters (lora_ops.cpp)
+  // TE userbuffers: each block's TP all-gathers and reduce-scatters split
+  // into chunks pipelined with their GEMMs (tp_overlap.hpp); needs SP.
+  bool tp_comm_overlap = false;
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };

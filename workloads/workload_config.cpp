@@ -164,6 +164,7 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
   if (node.has("pipeline")) plan.pipeline = bounded_positive_integer(node, "pipeline", kMaxPipelineParallel);
   if (node.has("expert")) plan.expert = bounded_positive_integer(node, "expert", kMaxDataParallel);
   plan.sequence = node.bool_or("sequence", false);
+  plan.tp_comm_overlap = node.bool_or("tp_comm_overlap", false);
   if (auto s = node.optional_child("schedule")) plan.schedule = parse_schedule(*s);
   if (node.has("virtual_stages")) plan.virtual_stages = bounded_positive_integer(node, "virtual_stages", 64);
   if (plan.world_size() > kMaxWorldSize) {
@@ -186,6 +187,7 @@ DdpOptions parse_ddp(const ConfigNode& node, DType precision) {
     node.child("first_bucket_size").fail("must be a positive size such as '1 MiB'");
   }
   ddp.overlap = node.bool_or("overlap", ddp.overlap);
+  ddp.overlap_param_gather = node.bool_or("overlap_param_gather", ddp.overlap_param_gather);
   if (auto g = node.optional_child("grad_dtype")) ddp.grad_dtype = parse_dtype_choice(*g);
   return ddp;
 }
@@ -233,9 +235,65 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
       for (const auto& [architecture, kernel] : defaults->entries())
         spec.framework_attention[architecture] = parse_word(kernel, kAttentionWords);
     }
+    spec.framework_overlaps.tp_comm = entry.bool_or("tp_comm_overlap", false);
     return;
   }
   node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
+}
+
+// TE userbuffers overlap the sequence-parallel all-gathers and
+// reduce-scatters, so they need both. Asked for in the config without them,
+// it is an error; a framework's default applies only where it can (a
+// TP-1 or non-SP run of a framework that overlaps has nothing to overlap).
+void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
+  ParallelPlan& p = spec.parallel;
+  const auto parallel = node.optional_child("parallel");
+  const bool asked = parallel && parallel->has("tp_comm_overlap");
+  if (!asked) {
+    p.tp_comm_overlap = spec.framework_overlaps.tp_comm && p.tensor > 1 && p.sequence;
+    return;
+  }
+  if (!p.tp_comm_overlap) return;
+  if (p.tensor == 1 || !p.sequence) {
+    parallel->child("tp_comm_overlap")
+        .fail(
+            "tp_comm_overlap overlaps the sequence-parallel all-gather and reduce-scatter of tensor parallelism, so "
+            "it needs tensor > 1 and sequence: true (this plan has tensor = " +
+            std::to_string(p.tensor) + ", sequence: " + (p.sequence ? "true" : "false") +
+            "); set those or tp_comm_overlap: false");
+  }
+}
+
+// TE userbuffers' overlap is modelled for bf16/fp16 full training: its
+// chunked GEMMs are the plain ones, not fp8 GEMMs with their casts or frozen
+// weights with adapters. A framework default that cannot apply is dropped.
+void check_tp_overlap_scope(const ConfigNode& node, WorkloadSpec& spec) {
+  if (!spec.parallel.tp_comm_overlap || (!spec.fp8 && !spec.finetune)) return;
+  const auto parallel = node.optional_child("parallel");
+  if (!parallel || !parallel->has("tp_comm_overlap")) {
+    spec.parallel.tp_comm_overlap = false;
+    return;
+  }
+  parallel->child("tp_comm_overlap")
+      .fail(std::string("tp_comm_overlap is modelled for bf16/fp16 full training only; this workload uses ") +
+            (spec.fp8 ? "precision: fp8" : "finetune:") + "; set tp_comm_overlap: false");
+}
+
+// Gathering updated weights ahead of the forward needs weights that are
+// gathered after the update at all: the distributed optimizer (zero1/zero2).
+void check_param_gather(const ConfigNode& node, const WorkloadSpec& spec) {
+  if (!spec.ddp.overlap_param_gather) return;
+  if (spec.strategy == Strategy::zero1 || spec.strategy == Strategy::zero2) return;
+  node.child("ddp")
+      .child("overlap_param_gather")
+      .fail(
+          "overlap_param_gather all-gathers the weights a distributed optimizer updated in shards, so it needs "
+          "strategy zero1 or zero2 (Megatron's --use-distributed-optimizer), not " +
+          std::string(config_word(spec.strategy)) +
+          (spec.strategy == Strategy::zero3 || spec.strategy == Strategy::fsdp
+               ? " (which gathers each unit's weights before its forward already)"
+               : "") +
+          "; change the strategy or set overlap_param_gather: false");
 }
 
 bool shards_weights_strategy(Strategy s) { return s == Strategy::zero3 || s == Strategy::fsdp; }
@@ -418,10 +476,13 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
+  set_tp_comm_overlap(node, spec);
+  check_param_gather(node, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
   if (auto offload = node.optional_child("offload")) set_offload(*offload, spec);
   check_fp8(node, spec);
   set_finetune(node, spec);
+  check_tp_overlap_scope(node, spec);
   if (spec.data_parallel_only_model()) {
     check_mlp_plan(node, spec);
   } else {

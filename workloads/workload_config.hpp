@@ -34,6 +34,10 @@ struct ParallelPlan {
   std::int64_t tensor = 1;    // Megatron tensor-parallel degree (splits heads and the MLP)
   std::int64_t pipeline = 1;  // pipeline stages (contiguous layers each)
   bool sequence = false;      // Megatron sequence parallelism (needs tensor > 1 to matter)
+  // Megatron-Core's --tp-comm-overlap: TE userbuffers pipeline each block's
+  // sequence-parallel all-gathers and reduce-scatters with its GEMMs
+  // (tp_overlap.hpp). Needs sequence and tensor > 1.
+  bool tp_comm_overlap = false;
   // Expert parallelism (Megatron-core / DeepSpeed-MoE): it subdivides the
   // data-parallel ranks. `expert` consecutive DP ranks (same TP and PP
   // coordinates) form an EP group holding all experts, experts / expert each;
@@ -83,7 +87,11 @@ struct DdpOptions {
   Bytes bucket_size_bytes = 25 * kMiB;       // bucket_cap_mb
   Bytes first_bucket_size_bytes = 1 * kMiB;  // dist._DEFAULT_FIRST_BUCKET_BYTES
   bool overlap = true;                       // all-reduce buckets during backward
-  DType grad_dtype = DType::bf16;            // gradients and their all-reduce
+  // zero1/zero2 (Megatron-Core's distributed optimizer): all-gather updated
+  // weights per bucket under the next step's first forward, not at once
+  // after the optimizer (data_parallel_sync.hpp).
+  bool overlap_param_gather = false;
+  DType grad_dtype = DType::bf16;  // gradients and their all-reduce
 };
 
 struct WorkloadSpec {
@@ -127,6 +135,10 @@ struct WorkloadSpec {
   Offload offload;
   std::string framework = "ideal";
   double kernel_time_factor = 1.0;
+  // The framework's defaults for the overlaps a config may also set itself.
+  struct FrameworkOverlaps {
+    bool tp_comm = false;
+  } framework_overlaps;
   // Set by `task: inference` (inference_config.hpp): served, not trained;
   // only its memory is estimated for now.
   std::optional<InferenceSpec> inference;

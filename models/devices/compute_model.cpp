@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/devices/gemm_efficiency.hpp"
+#include "models/devices/sm_share.hpp"
 
 namespace simctl {
 
@@ -39,6 +40,12 @@ double sustained_memory_bandwidth(const GpuSpec& gpu) {
 ComputeEstimate estimate_compute(const GpuSpec& gpu, const ComputeWork& work) {
   if (work.flops < 0.0 || work.memory_bytes < 0.0)
     throw std::invalid_argument("compute work has negative flops or memory bytes");
+  if (work.comm_sms != 0) {
+    // Priced on the SMs the overlapped communication leaves (sm_share.hpp).
+    ComputeWork alone = work;
+    alone.comm_sms = 0;
+    return estimate_compute(with_sms_taken(gpu, work.comm_sms), alone);
+  }
   ComputeEstimate estimate;
   estimate.compute_time_s = work.flops > 0.0 ? work.flops / sustained_compute_rate(gpu, work) : 0.0;
   estimate.memory_time_s = work.memory_bytes / sustained_memory_bandwidth(gpu);

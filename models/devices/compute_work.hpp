@@ -47,6 +47,11 @@ struct ComputeWork {
   FusedAttention attention_kernel = FusedAttention::flash2;
   bool backward = false;
   bool causal = false;
+  // Streaming multiprocessors that communication kernels running beside this
+  // op hold (Transformer Engine's userbuffers overlap launches its GEMMs on
+  // the SMs its communication leaves free): the op runs on the rest
+  // (sm_share.hpp).
+  int comm_sms = 0;
 };
 
 }  // namespace simctl

@@ -20,6 +20,9 @@ std::string_view stream_name(Stream s) {
     case Stream::communication: return "communication";
     case Stream::copy: return "copy";
     case Stream::loader: return "loader";
+    case Stream::overlap: return "overlap";
+    case Stream::prefetch: return "prefetch";
+    case Stream::overlap_send: return "overlap_send";
   }
   return "?";
 }

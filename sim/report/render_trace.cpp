@@ -29,8 +29,9 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
                             {{"name", "rank " + std::to_string(rank) + " (" + gpu.name + ", " + gpu.model + ")"}}));
   events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
   // Track 0 is the host; track 1 + s is stream s (Stream's order).
-  constexpr std::array<const char*, kStreamCount + 1> threads{"host", "compute stream", "communication stream",
-                                                              "copy stream", "loader stream"};
+  constexpr std::array<const char*, kStreamCount + 1> threads{
+      "host",          "compute stream", "communication stream", "copy stream",
+      "loader stream", "overlap stream", "prefetch stream",      "overlap send stream"};
   for (int tid = 0; tid < static_cast<int>(threads.size()); ++tid) {
     events.push_back(metadata("thread_name", pid, tid, {{"name", threads[tid]}}));
     events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));

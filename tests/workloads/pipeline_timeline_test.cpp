@@ -2,8 +2,12 @@
 // bubble is read off the replayed step (the report's pipeline_bubble
 // category), and the activations a stage holds are counted from when each
 // micro-batch's forward starts until its backward ends on that stage.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <utility>
@@ -56,11 +60,11 @@ struct PipelineFigures {
   double step_s = 0;
   double bubble_s = 0;           // mean over ranks
   double compute_s = 0;          // mean over ranks
+  double pass_compute_s = 0;     // mean over ranks, the optimizer left out
   std::vector<int> peak_passes;  // per pipeline stage (rank r is stage r here: TP = DP = 1)
 };
 
-PipelineFigures figures(const std::string& config) {
-  const testing::PlanRun run = testing::run_config(config);
+PipelineFigures figures_of(const testing::PlanRun& run) {
   const RendezvousTable rendezvous = match_rendezvous(run.scenario.trace, run.result);
   std::vector<TimeBreakdown> ranks;
   PipelineFigures f;
@@ -72,8 +76,11 @@ PipelineFigures figures(const std::string& config) {
   f.step_s = run.step_s();
   f.bubble_s = ps_to_seconds(mean[Category::pipeline_bubble]);
   f.compute_s = ps_to_seconds(mean.compute());
+  f.pass_compute_s = ps_to_seconds(mean.compute() - mean[Category::optimizer]);
   return f;
 }
+
+PipelineFigures figures(const std::string& config) { return figures_of(testing::run_config(config)); }
 
 }  // namespace
 
@@ -104,4 +111,48 @@ TEST_CASE("PP4, 8 micro-batches: interleaving two chunks per stage roughly halve
   CHECK(interleaved.step_s < plain.step_s);
   // The work is the same; only its order changed.
   CHECK(interleaved.compute_s == Approx(plain.compute_s).epsilon(0.02));
+}
+
+namespace {
+
+// The ideal case of the bubble formula: equal stages (layers only, a
+// vocabulary too small to weigh on the first and last stage) and
+// communication nearly free against the compute (a 24 MiB activation over
+// NVLink against a stage's ~11 ms forward).
+std::string ideal_pipeline_config(std::int64_t virtual_stages) {
+  const std::string schedule =
+      virtual_stages > 1 ? "interleaved, virtual_stages: " + std::to_string(virtual_stages) : std::string("1f1b");
+  return "name: ideal pipeline\nsystem: " + testing::config_path("configs/systems/dgx_h100.yaml") +
+         "\nworkload:\n"
+         "  model: {layers: 16, hidden: 6144, heads: 48, vocab: 256, seq_len: 2048}\n"
+         "  parallel: {data: 1, tensor: 1, pipeline: 4, schedule: " +
+         schedule +
+         "}\n"
+         "  micro_batch: 1\n"
+         "  global_batch: 8\n"
+         "  precision: bf16\n";
+}
+
+PipelineFigures ideal_figures(std::int64_t virtual_stages) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_bubble_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / ("v" + std::to_string(virtual_stages) + ".yaml");
+  std::ofstream(file) << ideal_pipeline_config(virtual_stages);
+  return figures_of(testing::run_scenario(load_scenario(file.string())));
+}
+
+}  // namespace
+
+TEST_CASE("PP4, 8 micro-batches, ideal stages: the bubble is (p-1)/(v*m) of the work", "[plans][pipeline]") {
+  // Per rank, the bubble against the forward and backward work it runs (the
+  // optimizer excluded: every stage runs the same one after its last
+  // backward): (p - 1) / (v * m), the formula of Narayanan et al. 2021, sec. 2.2.
+  for (std::int64_t v : {1, 2}) {
+    const PipelineFigures f = ideal_figures(v);
+    const double expected = 3.0 / (static_cast<double>(v) * 8.0);
+    const double share = f.bubble_s / f.pass_compute_s;
+    INFO("v = " << v << ": bubble " << f.bubble_s << " s over " << f.pass_compute_s << " s of passes = " << share
+                << ", formula " << expected);
+    CHECK(share == Approx(expected).epsilon(0.03));
+  }
 }
