@@ -46,8 +46,7 @@ std::vector<Row> read_table() {
   for (const ConfigNode& r : root.child("rows").elements()) {
     r.expect_keys({"parameter", "config", "field", "value", "expect", "percent"});
     const SourceLocation at = r.location();
-    rows.push_back({r.string("parameter"), r.string("config"),
-                    ConfigOverride{r.string("field"), r.string("value"), at},
+    rows.push_back({r.string("parameter"), r.string("config"), ConfigOverride{r.string("field"), r.string("value"), at},
                     r.choice("expect", {"slower", "faster", "unchanged"}), r.number("percent")});
   }
   return rows;
@@ -106,8 +105,8 @@ TEST_CASE("every row of the sensitivity table moves the step as it says", "[sens
       changed_ms = step_ms(row.config, {row.change}, shipped);
     }
     const double change_percent = 100.0 * (changed_ms / base_ms[row.config] - 1.0);
-    INFO(row.change.origin.file << ":" << row.change.origin.line << ": " << row.parameter << " ("
-                                << row.change.path << " = " << row.change.value_yaml << ") on " << row.config << ": "
+    INFO(row.change.origin.file << ":" << row.change.origin.line << ": " << row.parameter << " (" << row.change.path
+                                << " = " << row.change.value_yaml << ") on " << row.config << ": "
                                 << base_ms[row.config] << " ms -> " << changed_ms << " ms (" << change_percent
                                 << " %), expected " << row.expect << " by " << row.percent << " %");
     if (print) {
