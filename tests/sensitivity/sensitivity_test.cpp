@@ -10,6 +10,7 @@
 // with `catalogue.`, a device catalogue figure written the same way into the
 // catalogue's YAML before it is parsed (GPU peak rates, HBM and NIC
 // bandwidths live there, not in run configs).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -37,6 +38,7 @@ struct Row {
   ConfigOverride change;  // field path and new value
   std::string expect;     // slower, faster or unchanged
   double percent = 0.0;   // at least this much (slower/faster), at most (unchanged)
+  std::string known_bug;  // set: the row states what should hold but does not yet
 };
 
 std::vector<Row> read_table() {
@@ -44,10 +46,11 @@ std::vector<Row> read_table() {
   root.expect_keys({"rows"});
   std::vector<Row> rows;
   for (const ConfigNode& r : root.child("rows").elements()) {
-    r.expect_keys({"parameter", "config", "field", "value", "expect", "percent"});
+    r.expect_keys({"parameter", "config", "field", "value", "expect", "percent", "known_bug"});
     const SourceLocation at = r.location();
     rows.push_back({r.string("parameter"), r.string("config"), ConfigOverride{r.string("field"), r.string("value"), at},
-                    r.choice("expect", {"slower", "faster", "unchanged"}), r.number("percent")});
+                    r.choice("expect", {"slower", "faster", "unchanged"}), r.number("percent"),
+                    r.string_or("known_bug", "")});
   }
   return rows;
 }
@@ -87,14 +90,16 @@ double step_ms(const std::string& config, const ConfigOverrides& overrides, cons
   return outcome.metrics.step_time_ms;
 }
 
-}  // namespace
-
-TEST_CASE("every row of the sensitivity table moves the step as it says", "[sensitivity]") {
+// Replays every row whose known_bug mark is (or is not) set and checks it;
+// returns how many rows it checked.
+std::size_t check_rows(bool known_bugs) {
   const Catalogues shipped = Catalogues::load();
   std::map<std::string, double> base_ms;  // per base config, replayed once
   const bool print = std::getenv("SIMCTL_SENSITIVITY_PRINT") != nullptr;
-  const std::vector<Row> rows = read_table();
-  for (const Row& row : rows) {
+  std::size_t checked = 0;
+  for (const Row& row : read_table()) {
+    if (row.known_bug.empty() == known_bugs) continue;
+    ++checked;
     if (!base_ms.count(row.config)) base_ms[row.config] = step_ms(row.config, {}, shipped);
     double changed_ms = 0.0;
     if (is_catalogue_field(row.change)) {
@@ -108,7 +113,8 @@ TEST_CASE("every row of the sensitivity table moves the step as it says", "[sens
     INFO(row.change.origin.file << ":" << row.change.origin.line << ": " << row.parameter << " (" << row.change.path
                                 << " = " << row.change.value_yaml << ") on " << row.config << ": "
                                 << base_ms[row.config] << " ms -> " << changed_ms << " ms (" << change_percent
-                                << " %), expected " << row.expect << " by " << row.percent << " %");
+                                << " %), expected " << row.expect << " by " << row.percent << " %"
+                                << (known_bugs ? "; known bug: " + row.known_bug : std::string()));
     if (print) {
       std::cout << row.parameter << " | " << row.change.path << " = " << row.change.value_yaml << " | " << row.expect
                 << " " << row.percent << " % | " << base_ms[row.config] << " -> " << changed_ms << " ms | "
@@ -118,8 +124,18 @@ TEST_CASE("every row of the sensitivity table moves the step as it says", "[sens
     if (row.expect == "faster") CHECK(change_percent <= -row.percent);
     if (row.expect == "unchanged") CHECK(std::abs(change_percent) <= row.percent);
   }
-  CHECK(rows.size() >= 20);
+  return checked;
 }
+
+}  // namespace
+
+TEST_CASE("every row of the sensitivity table moves the step as it says", "[sensitivity]") {
+  CHECK(check_rows(false) >= 25);
+}
+
+// Passes while each known bug is still there: once a fix makes a marked row
+// hold, this fails, asking for its known_bug mark to be removed.
+TEST_CASE("rows marked known_bug still fail", "[sensitivity][!shouldfail]") { CHECK(check_rows(true) >= 1); }
 
 TEST_CASE("a catalogue row's override reaches the parsed catalogue", "[sensitivity]") {
   const DeviceCatalogue edited = catalogue_with(
