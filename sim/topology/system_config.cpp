@@ -129,8 +129,8 @@ void add_nodes(Build& b, const ConfigNode& nodes, const std::vector<TemplateDecl
     const ConfigNode at = entry.has("count") ? entry.child("count") : entry;
     const NodeTotals per_node = totals_of(tmpl);
     check_size(at, "nodes", static_cast<std::int64_t>(b.nodes.size()) + count, kMaxNodes);
-    check_size(at, "parts", static_cast<std::int64_t>(b.system.num_parts()) + count * per_node.parts, kMaxParts);
     check_size(at, "GPUs", gpus + count * per_node.gpus, kMaxGpus);
+    check_size(at, "parts", static_cast<std::int64_t>(b.system.num_parts()) + count * per_node.parts, kMaxParts);
     gpus += count * per_node.gpus;
     const auto cables_before = static_cast<std::int64_t>(b.system.num_cables());
     add_node(b, tmpl);
