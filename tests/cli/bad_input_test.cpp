@@ -155,9 +155,11 @@ TEST_CASE("a trace of a billion ops is refused before it is built", "[cli][bad-i
         gpu: {kind: gpu, model: h100-sxm, count: 8}
         nvswitch: {kind: nvswitch}
         nic: {kind: nic, model: connectx-7-ndr, count: 8}
+        cpu: {kind: cpu_socket, model: xeon-platinum-8480plus}
       links:
         - {between: ["gpu[*]", nvswitch], kind: nvlink4}
         - {between: ["gpu[*]", "nic[*]"], kind: pcie_gen5_x16}
+        - {between: ["gpu[*]", cpu], kind: pcie_gen5_x16}
   nodes:
     - {template: box, count: 64}
   fabric: {kind: fat_tree, tiers: 2, radix: 64, link: infiniband_ndr, nics: "nic[*]"}
@@ -167,7 +169,7 @@ workload:
   micro_batch: 1
   global_batch: 524288
 )";
-  check_rejected({"billion_ops", config, "16:", "workload",
+  check_rejected({"billion_ops", config, "18:", "workload",
                   "the trace would hold at least 1.07e+09 ops (512 ranks x 1024 micro-batches x 1024 layers per rank "
                   "x 2), more than the 100000000 ops simctl builds"});
 }
