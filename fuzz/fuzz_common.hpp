@@ -92,4 +92,14 @@ inline void load_and_replay(const std::string& run_config) {
   replay_if_small(load_scenario(run_config, options));
 }
 
+// Writes the fuzzed bytes as `fuzzed_name` beside a fixed run config
+// (`run_text`, which names that file), and loads and replays the run.
+inline int load_fixed_run(const std::uint8_t* data, std::size_t size, const std::string& fuzzed_name,
+                          std::string_view run_text) {
+  write_scratch(fuzzed_name, data, size);
+  const std::string run = write_scratch("run_" + fuzzed_name + ".yaml",
+                                        reinterpret_cast<const std::uint8_t*>(run_text.data()), run_text.size());
+  return expect_only_config_errors([&] { load_and_replay(run); });
+}
+
 }  // namespace simctl::fuzz

@@ -11,8 +11,5 @@ constexpr std::string_view kRun =
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  simctl::fuzz::write_scratch("fuzzed_system.yaml", data, size);
-  const std::string run =
-      simctl::fuzz::write_scratch("run_system.yaml", reinterpret_cast<const std::uint8_t*>(kRun.data()), kRun.size());
-  return simctl::fuzz::expect_only_config_errors([&] { simctl::fuzz::load_and_replay(run); });
+  return simctl::fuzz::load_fixed_run(data, size, "fuzzed_system.yaml", kRun);
 }

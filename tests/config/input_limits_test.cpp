@@ -8,19 +8,13 @@
 #include <functional>
 
 #include "sim/config/config_node.hpp"
+#include "tests/config/config_error_of.hpp"
 
 using namespace simctl;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::function<void()>& f) { return test::config_error_message(f); }
 
 // The error reading `key` of a one-line file "key: value" with `read`.
 std::string read_error(const std::string& value, const std::function<void(const ConfigNode&)>& read) {
