@@ -10,6 +10,7 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/config/config_schema.hpp"
+#include "sim/config/input_limits.hpp"
 #include "workloads/trace_check.hpp"
 #include "workloads/trace_json.hpp"
 #include "workloads/trace_json_names.hpp"
@@ -306,6 +307,7 @@ TraceFile parse_trace_json(const std::string& text, const std::string& file_labe
 TraceFile read_trace_file(const std::string& path) {
   std::ifstream file(path);
   if (!file) throw ConfigError(SourceLocation{path, 0, 0}, "", "cannot read the trace file");
+  check_file_size(path, kMaxTraceFileBytes, "trace");
   std::ostringstream text;
   text << file.rdbuf();
   return parse_trace_json(text.str(), path);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "workloads/rank_grid.hpp"
+#include "workloads/trace_size.hpp"
 
 namespace simctl {
 namespace {
@@ -43,6 +44,13 @@ void check_plan(const Trace& trace, const WorkloadSpec& spec, std::int64_t new_r
                                                 std::to_string(p.pipeline) + " = " + std::to_string(replica) +
                                                 " (whole data-parallel replicas)";
     refuse("cannot run " + std::to_string(new_ranks) + " ranks; the rank count must be " + what);
+  }
+  const double ops =
+      static_cast<double>(trace.op_count()) / static_cast<double>(trace.ranks.size()) * static_cast<double>(new_ranks);
+  if (ops > kMaxTraceOps) {
+    refuse("the rescaled trace would hold about " + std::to_string(static_cast<long long>(ops)) +
+           " ops, more than the " + std::to_string(static_cast<long long>(kMaxTraceOps)) +
+           " simctl builds; rescale to fewer ranks");
   }
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/config/input_limits.hpp"
 #include "sim/config/quantity.hpp"
 
 namespace simctl {
@@ -38,6 +39,7 @@ ConfigNode::ConfigNode(YAML::Node node, std::shared_ptr<const std::string> file,
 ConfigNode ConfigNode::load_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(SourceLocation{path, 0, 0}, "", "cannot open file for reading");
+  check_file_size(path, kMaxYamlFileBytes, "YAML");
   std::ostringstream text;
   text << in.rdbuf();
   return load_string(text.str(), path);
@@ -166,6 +168,9 @@ Bandwidth ConfigNode::as_bandwidth() const {
   auto value = parse_bandwidth_bytes_per_s(text);
   if (!value) fail("'" + text + "' is not a bandwidth; write a number and one of " + std::string(kBandwidthUnits));
   if (*value <= 0) fail("bandwidth must be positive, got '" + text + "'");
+  if (*value < kMinBandwidthBytesPerS || *value > kMaxBandwidthBytesPerS) {
+    fail("bandwidth '" + text + "' is outside the range simctl simulates, 1 KB/s to 1 EB/s (1e3 to 1e18 B/s)");
+  }
   return Bandwidth{*value};
 }
 
@@ -174,6 +179,8 @@ Bytes ConfigNode::as_size() const {
   auto value = parse_size_bytes(text);
   if (!value) fail("'" + text + "' is not a size; write a number and one of " + std::string(kSizeUnits));
   if (*value < 0) fail("size must not be negative, got '" + text + "'");
+  if (*value > kMaxSizeBytes)
+    fail("size '" + text + "' is too large; sizes are counted in 64-bit bytes, at most 8 EiB");
   return static_cast<Bytes>(std::llround(*value));
 }
 
@@ -182,6 +189,9 @@ TimePs ConfigNode::as_time() const {
   auto value = parse_time_seconds(text);
   if (!value) fail("'" + text + "' is not a duration; write a number and one of " + std::string(kTimeUnits));
   if (*value < 0) fail("duration must not be negative, got '" + text + "'");
+  if (*value > kMaxTimeSeconds) {
+    fail("duration '" + text + "' is too long; times are counted in 64-bit picoseconds, at most 9.2e6 s (106 days)");
+  }
   return static_cast<TimePs>(std::llround(*value * 1e12));
 }
 
@@ -190,6 +200,9 @@ FlopRate ConfigNode::as_flop_rate() const {
   auto value = parse_flop_rate(text);
   if (!value) fail("'" + text + "' is not a compute rate; write a number and one of " + std::string(kFlopRateUnits));
   if (*value <= 0) fail("compute rate must be positive, got '" + text + "'");
+  if (*value < kMinFlopRate || *value > kMaxFlopRate) {
+    fail("compute rate '" + text + "' is outside the range simctl simulates, 1e6 to 1e21 FLOP/s");
+  }
   return FlopRate{*value};
 }
 

@@ -422,7 +422,11 @@ void Executor::finish_call(std::uint32_t instance) {
 // A pageable copy adds the CPU's memcpy through the pinned staging buffer
 // (pageable_staging.hpp): before the DMA to the device, after the DMA back.
 void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) {
-  const auto [from, to] = copy_endpoints(system_, ranks_[rank].endpoint, copy.direction);
+  // Named copies, not a structured binding: lambdas below capture them, which
+  // clang 14 (the fuzz build's compiler) does not allow for bindings.
+  const std::pair<EndpointId, EndpointId> ends = copy_endpoints(system_, ranks_[rank].endpoint, copy.direction);
+  const EndpointId from = ends.first;
+  const EndpointId to = ends.second;
   const double bytes = copy.bytes;
   if (!copy.pageable || copy.direction == CopyDirection::storage_to_host) {
     network_->start(system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); });

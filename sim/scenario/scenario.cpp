@@ -16,6 +16,7 @@
 #include "workloads/inference_config.hpp"
 #include "workloads/parallel_trace.hpp"
 #include "workloads/rank_grid.hpp"
+#include "workloads/trace_size.hpp"
 
 namespace simctl {
 namespace {
@@ -353,6 +354,9 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     if (options.skip_trace_when_out_of_memory) return s;
   }
   if (!options.allow_out_of_memory) check_host_memory(s, workload_node, ranks);
+  if (const std::string too_large = describe_trace_too_large(s.workload, ranks); !too_large.empty()) {
+    workload_node.fail(too_large);
+  }
   s.trace = build_trace(s.workload, ranks);
   s.collectives = load_collective_overrides(root, s.system, s.trace);
   return s;

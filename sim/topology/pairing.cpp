@@ -1,6 +1,7 @@
 #include "sim/topology/pairing.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace simctl {
 namespace {
@@ -65,6 +66,10 @@ std::optional<Pairing> pairing_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+constexpr std::size_t kMaxCablesPerLink = 1'000'000;  // a full mesh of 1000 parts
+}  // namespace
+
 std::vector<std::pair<EndpointId, EndpointId>> pair_parts(const std::vector<EndpointId>& a,
                                                           const std::vector<EndpointId>& b, Pairing pairing) {
   if (a.empty() || b.empty()) throw std::invalid_argument("a link needs at least one part on each side");
@@ -73,7 +78,14 @@ std::vector<std::pair<EndpointId, EndpointId>> pair_parts(const std::vector<Endp
     case Pairing::one_to_one: return one_to_one(a, b);
     case Pairing::block: return block(a, b);
     case Pairing::round_robin: return round_robin(a, b);
-    case Pairing::all_to_all: return all_to_all(a, b);
+    case Pairing::all_to_all:
+      if (a.size() * b.size() > kMaxCablesPerLink) {
+        throw std::invalid_argument("all_to_all between " + std::to_string(a.size()) + " and " +
+                                    std::to_string(b.size()) + " parts would make " +
+                                    std::to_string(a.size() * b.size()) + " cables, more than the " +
+                                    std::to_string(kMaxCablesPerLink) + " one link may make");
+      }
+      return all_to_all(a, b);
   }
   return {};
 }

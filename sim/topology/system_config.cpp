@@ -91,16 +91,52 @@ const TemplateDecl& find_template(const ConfigNode& name_node, const std::vector
                  (names.empty() ? std::string("(none)") : join_choices(names)));
 }
 
+// Limits on what a system may build, checked before each `nodes` entry is
+// stamped out, so a typo (a million GPUs) is refused at once rather than
+// after minutes and gigabytes. The largest shipped system has about 6,000
+// parts; a world is at most 65,536 ranks.
+constexpr std::int64_t kMaxNodes = 100'000;
+constexpr std::int64_t kMaxParts = 1'000'000;
+constexpr std::int64_t kMaxGpus = 131'072;
+constexpr std::int64_t kMaxCables = 4'000'000;
+
+struct NodeTotals {
+  std::int64_t parts = 0;
+  std::int64_t gpus = 0;
+};
+
+NodeTotals totals_of(const TemplateDecl& tmpl) {
+  NodeTotals t;
+  for (const GroupDecl& g : tmpl.groups) {
+    t.parts += g.count;
+    if (g.kind == PartKind::gpu) t.gpus += g.count;
+  }
+  return t;
+}
+
+void check_size(const ConfigNode& at, const std::string& what, std::int64_t would_have, std::int64_t limit) {
+  if (would_have <= limit) return;
+  at.fail("this system would have " + std::to_string(would_have) + " " + what + ", more than the " +
+          std::to_string(limit) + " simctl builds");
+}
+
 void add_nodes(Build& b, const ConfigNode& nodes, const std::vector<TemplateDecl>& templates) {
-  constexpr std::int64_t kMaxNodes = 100'000;  // a typo guard
+  std::int64_t gpus = 0;
   for (const ConfigNode& entry : nodes.elements()) {
     expect_section(entry, "system.nodes[]");
     const TemplateDecl& tmpl = find_template(entry.child("template"), templates);
     const std::int64_t count = entry.has("count") ? entry.positive_integer("count") : 1;
-    if (static_cast<std::int64_t>(b.nodes.size()) + count > kMaxNodes) {
-      entry.child("count").fail("a system may have at most " + std::to_string(kMaxNodes) + " nodes");
-    }
-    for (std::int64_t k = 0; k < count; ++k) add_node(b, tmpl);
+    const ConfigNode at = entry.has("count") ? entry.child("count") : entry;
+    const NodeTotals per_node = totals_of(tmpl);
+    check_size(at, "nodes", static_cast<std::int64_t>(b.nodes.size()) + count, kMaxNodes);
+    check_size(at, "GPUs", gpus + count * per_node.gpus, kMaxGpus);
+    check_size(at, "parts", static_cast<std::int64_t>(b.system.num_parts()) + count * per_node.parts, kMaxParts);
+    gpus += count * per_node.gpus;
+    const auto cables_before = static_cast<std::int64_t>(b.system.num_cables());
+    add_node(b, tmpl);
+    const auto cables_per_node = static_cast<std::int64_t>(b.system.num_cables()) - cables_before;
+    check_size(at, "cables", cables_before + count * cables_per_node, kMaxCables);
+    for (std::int64_t k = 1; k < count; ++k) add_node(b, tmpl);
   }
 }
 

@@ -142,3 +142,34 @@ TEST_CASE("usage errors exit 2 with a hint", "[cli]") {
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("cannot open"));
 }
+
+// A plan whose trace would hold about a billion ops (512 ranks x 1024
+// micro-batches x 1024 layers) is refused from the plan alone, before
+// building a trace that would need hundreds of gigabytes.
+TEST_CASE("a trace of a billion ops is refused before it is built", "[cli][bad-input][limits]") {
+  const std::string config = R"(system:
+  name: 64 boxes
+  node_templates:
+    box:
+      parts:
+        gpu: {kind: gpu, model: h100-sxm, count: 8}
+        nvswitch: {kind: nvswitch}
+        nic: {kind: nic, model: connectx-7-ndr, count: 8}
+        cpu: {kind: cpu_socket, model: xeon-platinum-8480plus}
+      links:
+        - {between: ["gpu[*]", nvswitch], kind: nvlink4}
+        - {between: ["gpu[*]", "nic[*]"], kind: pcie_gen5_x16}
+        - {between: ["gpu[*]", cpu], kind: pcie_gen5_x16}
+  nodes:
+    - {template: box, count: 64}
+  fabric: {kind: fat_tree, tiers: 2, radix: 64, link: infiniband_ndr, nics: "nic[*]"}
+workload:
+  model: {layers: 1024, hidden: 64, heads: 1, vocab: 64, seq_len: 16}
+  parallel: {data: 512}
+  micro_batch: 1
+  global_batch: 524288
+)";
+  check_rejected({"billion_ops", config, "18:", "workload",
+                  "the trace would hold at least 1.07e+09 ops (512 ranks x 1024 micro-batches x 1024 layers per rank "
+                  "x 2), more than the 100000000 ops simctl builds"});
+}

@@ -2,17 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/config/config_error_of.hpp"
+
 using namespace simctl;
 
 namespace {
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::function<void()>& f) { return test::config_error_message(f); }
 }  // namespace
 
 TEST_CASE("quantities are read with their units", "[config]") {
