@@ -68,13 +68,19 @@ TEST_CASE("Lab 1: a CNN's 3x3 convolutions are compute-bound, its batch norms an
     for (const char* group : {"bn1", "bn1.bwd", "relu1", "relu1.bwd", "add", "optimizer.adam"})
       CHECK(bound(d, group) == "memory");
   }
-  // The 1x1 convolutions (about 120 FLOP/B) sit above the ridge of a DDR CPU
-  // and of the RTX 3090, but below the H100's: its ridge moved past them.
+  // The 1x1 convolutions (about 110-125 FLOP/B) sit above the ridge of a DDR
+  // CPU and of the RTX 3090, but the H100's ridge moved up to them: its
+  // sustained ridge for these small-K GEMMs (92-213 FLOP/B, the measured
+  // H100 GEMM fit) straddles them, so most of their passes are memory-bound
+  // there and none is on the 3090.
+  const char* one_by_one[] = {"conv1", "conv1.dgrad", "conv1.wgrad", "conv3", "conv3.dgrad", "conv3.wgrad"};
   for (const char* id : {"epyc-7742", "epyc-9654", "rtx-3090"}) {
     INFO(id);
-    for (const char* group : {"conv1", "conv3"}) CHECK(bound(device(cnn, id), group) == "compute");
+    for (const char* group : one_by_one) CHECK(bound(device(cnn, id), group) == "compute");
   }
-  for (const char* group : {"conv1", "conv3"}) CHECK(bound(device(cnn, "h100-sxm"), group) == "memory");
+  int memory_bound_on_h100 = 0;
+  for (const char* group : one_by_one) memory_bound_on_h100 += bound(device(cnn, "h100-sxm"), group) == "memory";
+  CHECK(memory_bound_on_h100 >= 4);
 }
 
 TEST_CASE("Lab 1: an MLP's small matrix products sit far under both roofs", "[labs]") {

@@ -162,6 +162,13 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.parallel.tp_comm_overlap", "this plan has tensor = 1, sequence: true"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8, tp_comm_overlap: yes please}, micro_batch: 1}\n",
        "workload.parallel.tp_comm_overlap", "true"},
+      // The overlap is modelled for bf16/fp16 full training only.
+      {"workload: {model: gpt-1.3b, precision: fp8, parallel: {data: 1, tensor: 8, sequence: true, tp_comm_overlap: "
+       "true}, micro_batch: 1}\n",
+       "workload.parallel.tp_comm_overlap", "this workload uses precision: fp8"},
+      {"workload: {model: gpt-1.3b, parallel: {data: 1, tensor: 8, sequence: true, tp_comm_overlap: true}, "
+       "micro_batch: 1, finetune: {method: lora, rank: 8}}\n",
+       "workload.parallel.tp_comm_overlap", "this workload uses finetune:"},
       {with_line("ddp", "  ddp: {overlap_param_gather: true}"), "workload.ddp.overlap_param_gather",
        "needs strategy zero1 or zero2 (Megatron's --use-distributed-optimizer), not ddp"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: fsdp, micro_batch: 1, ddp: {overlap_param_gather: "
