@@ -8,6 +8,7 @@
 #include "models/network/link_kinds.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/topology/system_config.hpp"
+#include "tests/config/config_error_of.hpp"
 
 namespace simctl::test {
 
@@ -29,13 +30,6 @@ inline System system_from_text(const std::string& yaml, const std::string& label
 inline System system_from_file(const std::string& path) { return load_system_file(path, catalogue(), link_kinds()); }
 
 // The message of the ConfigError `f` throws; empty when it throws none.
-inline std::string config_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+inline std::string config_error_of(const std::function<void()>& f) { return config_error_message(f); }
 
 }  // namespace simctl::test
