@@ -281,6 +281,15 @@ def measure_train_step(results):
         torch.cuda.empty_cache()
 
 
+def write_results(out_dir, kind, meta, results):
+    """Writes OUT_DIR/<gpu>_<kind><date>.json, the one layout both scripts use."""
+    name = torch.cuda.get_device_properties(0).name.lower().replace(" ", "_")
+    path = os.path.join(out_dir, f"{name}_{kind}{meta['date']}.json")
+    with open(path, "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    print("wrote", path)
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
     props = torch.cuda.get_device_properties(0)
@@ -300,11 +309,7 @@ def main():
     for part in parts:
         globals()["measure_" + part if part != "host_copy" else "measure_host_copies"](results)
         print(f"{part}: {len(results)} entries so far", flush=True)
-    name = props.name.lower().replace(" ", "_")
-    path = os.path.join(out_dir, f"{name}_{meta['date']}.json")
-    with open(path, "w") as f:
-        json.dump({"meta": meta, "results": results}, f, indent=1)
-    print("wrote", path)
+    write_results(out_dir, "", meta, results)
 
 
 if __name__ == "__main__":

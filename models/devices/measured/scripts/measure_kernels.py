@@ -15,7 +15,6 @@ It writes OUT_DIR/<gpu>_kernels_<date>.json with:
 Median of timed repetitions after warm-ups, CUDA events, random normal data.
 """
 import datetime
-import json
 import os
 import statistics
 import sys
@@ -24,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
-from measure_gpu import Gpt, time_ms  # noqa: E402
+from measure_gpu import Gpt, time_ms, write_results  # noqa: E402
 
 
 def entry(results, name, shape, dtype, bytes_min, fwd_ms, bwd_ms=None):
@@ -169,11 +168,7 @@ def main():
     for part in (measure_elementwise, measure_optimizer, measure_phases, measure_launch):
         part(results)
         print(part.__name__, len(results), flush=True)
-    name = props.name.lower().replace(" ", "_")
-    path = os.path.join(out_dir, f"{name}_kernels_{meta['date']}.json")
-    with open(path, "w") as f:
-        json.dump({"meta": meta, "results": results}, f, indent=1)
-    print("wrote", path)
+    write_results(out_dir, "kernels_", meta, results)
 
 
 if __name__ == "__main__":
