@@ -112,6 +112,10 @@ po::options_description roofline_options() {
 
 int roofline_command_main(const ParsedOptions& options, std::ostream& out) {
   const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, {}, false, nullptr});
+  if (s.workload.inference)
+    throw UsageError(
+        "an inference workload (task: inference) has no single step to place; `simctl run` prints "
+        "its decode roofline");
   const std::uint32_t rank = options.values["rank"].as<std::uint32_t>();
   if (rank >= s.trace.rank_count())
     throw UsageError("--rank " + std::to_string(rank) + " is not a rank of this config (it has " +

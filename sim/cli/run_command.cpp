@@ -10,6 +10,7 @@
 #include "sim/report/plots.hpp"
 #include "sim/report/render.hpp"
 #include "sim/report/run_outputs.hpp"
+#include "sim/scenario/inference_run.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace po = boost::program_options;
@@ -48,6 +49,23 @@ void write_outputs(const ParsedOptions& options, const RunView& run, std::ostrea
   for (const auto& png : render_plots(request)) out << "wrote " << png.string() << "\n";
 }
 
+// An inference workload replays several serving steps, not one training
+// step: its report is its own (sim/report/inference_report.hpp).
+int run_inference_main(const ParsedOptions& options, const Scenario& scenario, ProgressBar& progress,
+                       std::ostream& out) {
+  for (const char* name : {"csv", "trace", "plot"}) {
+    if (options.values.count(name))
+      throw UsageError(std::string("--") + name + " is not available for an inference workload (task: inference); " +
+                       "use --json");
+  }
+  progress.stage("simulating prefill and decode");
+  const InferenceReport report = run_inference(scenario);
+  const std::string json = option(options, "json");
+  if (!json.empty()) write_json_file(json, render_inference_json(report), "the JSON report");
+  out << render_inference_text(report);
+  return 0;
+}
+
 }  // namespace
 
 po::options_description run_options() {
@@ -71,6 +89,7 @@ int run_command_main(const ParsedOptions& options, std::ostream& out) {
   ScenarioOptions load;
   load.allow_out_of_memory = options.values.count("ignore-memory") > 0;
   const Scenario scenario = load_scenario(options.positionals[0], load);
+  if (scenario.workload.inference) return run_inference_main(options, scenario, progress, out);
   progress.stage("simulating");
   Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
   if (progress.live()) executor.on_progress([&progress](const ReplayProgress& p) { progress.replay(p); });

@@ -41,6 +41,8 @@ int trace_command_main(const ParsedOptions& options, std::ostream& out) {
   // An estimate over a GPU's memory does not stop an export: the user may be
   // about to edit the trace.
   const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, {}, false, nullptr});
+  if (s.workload.inference)
+    throw UsageError("an inference workload (task: inference) has no single step to export; `simctl run` replays it");
   std::string description = s.labels.workload;
   Trace trace = s.trace;
   if (options.values.count("ranks")) {

@@ -296,6 +296,22 @@ void check_host_memory(const Scenario& s, const ConfigNode& workload, int ranks)
   }
 }
 
+// `simctl run` replays a static batch (prompt_tokens and output_tokens) or
+// a request stream of a dense transformer.
+void check_inference_run(const ConfigNode& workload, const WorkloadSpec& spec) {
+  const InferenceSpec& inf = *spec.inference;
+  if (!inf.requests && (inf.prompt_tokens == 0 || inf.output_tokens == 0)) {
+    workload.fail(std::string("simctl run needs the workload's ") +
+                  (inf.prompt_tokens == 0 ? "prompt_tokens" : "output_tokens") +
+                  " (a static batch: prompt_tokens and output_tokens), or a `requests:` stream; `simctl memory` "
+                  "needs neither");
+  }
+  if (spec.model.moe()) {
+    workload.child("model").fail("simctl run serves dense transformers only; a mixture of experts (" +
+                                 std::to_string(spec.model.experts) + " experts) is estimated by `simctl memory`");
+  }
+}
+
 Scenario load_overridden(const std::string& config_path, const ScenarioOptions& options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
   const ConfigOverrides file_overrides = apply_root_overrides(root, options.overrides);
@@ -325,15 +341,21 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     return s;
   }
   s.workload = shared ? parse_workload(workload_node, shared->models) : parse_workload(workload_node);
-  if (s.workload.inference && !options.memory_only) {
-    workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
-  }
+  if (s.workload.inference && !options.memory_only) check_inference_run(workload_node, s.workload);
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
   if (!s.workload.inference) choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
-  if (s.workload.inference) {  // no trace to build: the memory estimate is all there is
+  if (s.workload.inference) {  // its steps' traces are built when it runs (inference_run.hpp)
     s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};
     s.memory = estimate_memory(s.workload);
+    s.trace.gpu_of_rank = s.workload.parallel.gpus;
+    s.rank_memory = per_rank_memory(s, ranks);
+    if (auto rank = first_out_of_memory_rank(s); rank && !options.memory_only && !options.allow_out_of_memory) {
+      workload_node.child("batch").fail(
+          "out of memory: " + describe_out_of_memory(s, *rank) +
+          "; lower batch or context, use kv_cache_dtype fp8, or more TP/PP (`simctl "
+          "memory` shows the breakdown; `simctl run --ignore-memory` simulates it anyway)");
+    }
     s.collectives = load_collective_overrides(root, s.system, s.trace);  // no trace: the section alone
     return s;
   }

@@ -82,6 +82,11 @@ PointOutcome evaluate_point(const std::string& config_path, const ConfigOverride
     return out;
   }
   const Scenario& s = *scenario;
+  if (s.workload.inference) {  // its steps are replayed by `simctl run` only
+    out.status = PointStatus::invalid;
+    out.reason = "an inference workload (task: inference) is not swept yet; run each point with `simctl run`";
+    return out;
+  }
   add_memory(s, out.metrics);
   out.metrics.gpus = static_cast<int>(s.trace.ranks.size());
   if (auto rank = first_out_of_memory_rank(s)) {
