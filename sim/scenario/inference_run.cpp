@@ -14,9 +14,10 @@ namespace simctl {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// The compute-bound search looks at batches 1 … this (past any H100's
-// memory for the shipped models at their context).
-constexpr std::int64_t kBatchSearchLimit = 16'384;
+// The compute-bound search looks at batches 1 … this (past what an 80 GB
+// GPU holds for the shipped models at their contexts).
+constexpr std::int64_t kBatchSearchLimit = 4'096;
+constexpr std::int64_t kMaxFittingBatch = 65'536;  // the largest `batch` a config may give
 // Request-stream prefills are priced at the admitted prompts' mean length,
 // rounded up to this many tokens so that alike iterations share a replay.
 constexpr std::int64_t kPrefillTokenBucket = 16;
@@ -106,26 +107,22 @@ RooflineSums decode_roofline(const WorkloadSpec& spec, const GpuSpec& gpu, std::
   return sums;
 }
 
-// The smallest batch whose decode step (or its GEMMs) spends at least as
-// long on FLOPs as on bytes: the first power of two that does, then a
-// bisection below it. FLOP time grows with the batch faster than byte time
-// (the weights are read once whatever the batch), so the test is monotone
-// up to the GEMM efficiency's wiggles with shape.
+// The batch from which on the decode step (or its GEMMs) spends at least as
+// long on FLOPs as on bytes, up to the search limit: one past the largest
+// batch that does not. Not the first batch that does: a GEMM's time steps up
+// where its rows spill into another tile (65 rows cost about what 128 do),
+// so just past a tile boundary a batch can look compute-bound and the next
+// ones not.
 std::optional<std::int64_t> compute_bound_batch(const WorkloadSpec& spec, const GpuSpec& gpu, std::int64_t cached,
                                                 bool gemms_only) {
-  auto compute_bound = [&](std::int64_t b) {
+  for (std::int64_t b = kBatchSearchLimit; b >= 1; --b) {
     const RooflineSums sums = decode_roofline(spec, gpu, b, cached, gemms_only);
-    return sums.compute_s >= sums.memory_s;
-  };
-  std::int64_t hi = 1;
-  while (hi <= kBatchSearchLimit && !compute_bound(hi)) hi *= 2;
-  if (hi > kBatchSearchLimit) return std::nullopt;
-  std::int64_t lo = hi / 2;  // not compute-bound (or 0)
-  while (hi - lo > 1) {
-    const std::int64_t mid = (lo + hi) / 2;
-    (compute_bound(mid) ? hi : lo) = mid;
+    if (sums.compute_s < sums.memory_s) {
+      if (b == kBatchSearchLimit) return std::nullopt;
+      return b + 1;
+    }
   }
-  return hi;
+  return 1;
 }
 
 double most_stage_bytes(const WorkloadSpec& spec) {
@@ -136,7 +133,7 @@ double most_stage_bytes(const WorkloadSpec& spec) {
 
 // The largest batch whose memory estimate fits the GPU (0: not even one).
 std::int64_t largest_fitting_batch(WorkloadSpec spec, double capacity_bytes) {
-  std::int64_t lo = 0, hi = kBatchSearchLimit;
+  std::int64_t lo = 0, hi = kMaxFittingBatch;
   while (lo < hi) {
     const std::int64_t mid = (lo + hi + 1) / 2;
     spec.inference->batch = mid;

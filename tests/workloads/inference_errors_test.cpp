@@ -60,7 +60,7 @@ TEST_CASE("a batch that does not fit is refused with the numbers", "[inference][
 
 TEST_CASE("simctl run needs the lengths of what it serves", "[inference][errors]") {
   const std::string e = rejection("  batch: 4\n");
-  CHECK_THAT(e, Catch::Contains("bad.yaml:3"));
+  CHECK_THAT(e, Catch::Contains("bad.yaml:4"));  // the workload mapping, at its first key
   CHECK_THAT(e, Catch::Contains("prompt_tokens"));
   CHECK_THAT(e, Catch::Contains("requests"));
 }

@@ -117,18 +117,24 @@ TEST_CASE("the batch at which decode turns compute-bound falls out of the roofli
   const InferenceReport r = run_inference(s);
   REQUIRE(r.gemm_compute_bound_batch);
   // H100 SXM bf16: 989 TFLOP/s over 3.35 TB/s is a ridge near 300 FLOP/B,
-  // and a decode GEMM does about one FLOP per weight byte per sequence.
+  // and a decode GEMM does about one FLOP per weight byte per sequence; the
+  // fitted efficiencies (GEMMs at these shapes well under peak, HBM near
+  // its) move it by up to about 3x either way.
   INFO("GEMMs compute-bound at batch " << *r.gemm_compute_bound_batch);
-  CHECK(*r.gemm_compute_bound_batch >= 128);
-  CHECK(*r.gemm_compute_bound_batch <= 768);
+  CHECK(*r.gemm_compute_bound_batch >= 96);
+  CHECK(*r.gemm_compute_bound_batch <= 1024);
   // Attention reads the cache for 8 FLOPs per 2 bytes whatever the batch, so
   // at 1088 cached tokens the whole step turns compute-bound later, if ever.
   if (r.step_compute_bound_batch) CHECK(*r.step_compute_bound_batch > *r.gemm_compute_bound_batch);
-  // Twice the bandwidth moves the ridge: about twice the batch.
+  // Twice the bandwidth halves the byte time and so the ridge: about half
+  // the batch (less where rows spill into a new tile: 65 rows cost what
+  // 128 do).
   s.catalogue = catalogue_with_h100_bandwidth("6.7 TB/s");
   const InferenceReport faster = run_inference(s);
   REQUIRE(faster.gemm_compute_bound_batch);
-  CHECK(*faster.gemm_compute_bound_batch > 1.6 * static_cast<double>(*r.gemm_compute_bound_batch));
+  INFO("at 6.7 TB/s: batch " << *faster.gemm_compute_bound_batch);
+  CHECK(*faster.gemm_compute_bound_batch < 0.7 * static_cast<double>(*r.gemm_compute_bound_batch));
+  CHECK(*faster.gemm_compute_bound_batch > 0.25 * static_cast<double>(*r.gemm_compute_bound_batch));
   CHECK(r.largest_batch_that_fits > 64);
 }
 
