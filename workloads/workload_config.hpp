@@ -140,7 +140,7 @@ struct WorkloadSpec {
     bool tp_comm = false;
   } framework_overlaps;
   // Set by `task: inference` (inference_config.hpp): served, not trained;
-  // only its memory is estimated for now.
+  // its steps are built by inference_trace.hpp when it runs.
   std::optional<InferenceSpec> inference;
 };
 

@@ -52,9 +52,10 @@ struct ScenarioOptions {
   // (naming the stage and the numbers) unless this is set, as `simctl memory`
   // does to show the breakdown.
   bool allow_out_of_memory = false;
-  // An inference workload (`task: inference`) has no trace yet, only a memory
-  // estimate: it loads when this is set (`simctl memory`, `simctl check`) and
-  // is a ConfigError on `workload.task` otherwise.
+  // Loading for a memory estimate or a check (`simctl memory`, `simctl
+  // check`): an inference workload then needs no prompt and output lengths
+  // and may exceed the GPU's memory. Otherwise it must say what it serves
+  // (sim/scenario/inference_run.hpp replays it) and fit.
   bool memory_only = false;
   // Fields written over the config's own (a sweep point, a searched plan);
   // they reach into the system and workload files the config names.

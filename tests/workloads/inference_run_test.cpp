@@ -5,6 +5,7 @@
 // and the request stream's queueing and determinism.
 #include "sim/scenario/inference_run.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <sstream>
@@ -192,4 +193,27 @@ TEST_CASE("simctl run prints an inference table with units and writes its JSON",
   std::ostringstream out2, err2;
   CHECK(run_main({"run", path, "--trace", json + ".trace"}, out2, err2) == 2);
   CHECK_THAT(err2.str(), Catch::Contains("--trace is not available for an inference workload"));
+}
+
+TEST_CASE("PP 2 across two nodes: stages take turns and hand activations over the network", "[inference][run]") {
+  const std::string lines = "  model: llama3-70b\n  precision: bf16\n" + batch_lines(8, 1024, 16);
+  const InferenceReport one_node =
+      run_inference(scenario("pp1", "dgx_h100_x4_ndr.yaml", lines + "  parallel: {tensor: 8}\n"));
+  const Scenario pp = scenario("pp2", "dgx_h100_x4_ndr.yaml", lines + "  parallel: {tensor: 8, pipeline: 2}\n");
+  const InferenceReport two_nodes = run_inference(pp);
+  // Each stage holds half the layers but waits for the other: a token still
+  // crosses every layer, plus the hop between nodes.
+  CHECK(two_nodes.tpot_s > one_node.tpot_s);
+  CHECK(two_nodes.first_decode.pipeline_s > 0.0);
+  CHECK(two_nodes.prefill.pipeline_s > 0.0);
+  // Stage 0 sends each TP rank's 1/8 of the 8 new tokens' activations.
+  const Trace trace = build_inference_trace(pp.workload, {InferencePhase::decode, 8, 1024});
+  const std::vector<Op>& stage0 = trace.programs[0];
+  const auto send = std::find_if(stage0.begin(), stage0.end(), [](const Op& op) {
+    const auto* t = std::get_if<PeerTransfer>(&op.work);
+    return t && t->side == PeerTransfer::Side::send;
+  });
+  REQUIRE(send != stage0.end());
+  CHECK(std::get<PeerTransfer>(send->work).bytes == Approx(8.0 * 8192 * 2 / 8));
+  CHECK(trace.ranks.size() == 16);
 }

@@ -19,9 +19,7 @@ MLP width, vocabulary as published); batch and context grids are kept
 within 40 GiB of KV cache. Median of timed repetitions after warm-ups, CUDA
 events. Whole run: about 2-3 minutes on an H100.
 """
-import datetime
 import os
-import platform
 import sys
 
 import torch
@@ -29,7 +27,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(__file__))
-from measure_gpu import time_ms, write_results  # noqa: E402
+from measure_gpu import gpu_meta, time_ms, write_results  # noqa: E402
 
 # name: (hidden, layers, heads, kv_heads, ffn, vocab)
 MODELS = {
@@ -172,19 +170,9 @@ def measure_decode(name, m, results):
 
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
-    props = torch.cuda.get_device_properties(0)
-    meta = {
-        "gpu": props.name,
-        "multiprocessors": props.multi_processor_count,
-        "memory_gib": round(props.total_memory / 2**30, 1),
-        "date": datetime.date.today().isoformat(),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "host": platform.processor() or platform.machine(),
-        "method": "median of timed repetitions after warm-ups, CUDA events, random bf16 weights; "
-                  "decode timed eagerly and as a CUDA graph replay",
-        "models": {k: dict(zip(("hidden", "layers", "heads", "kv_heads", "ffn", "vocab"), v)) for k, v in MODELS.items()},
-    }
+    meta = gpu_meta("median of timed repetitions after warm-ups, CUDA events, random bf16 weights; "
+                    "decode timed eagerly and as a CUDA graph replay")
+    meta["models"] = {k: dict(zip(("hidden", "layers", "heads", "kv_heads", "ffn", "vocab"), v)) for k, v in MODELS.items()}
     results = []
     torch.manual_seed(0)
     with torch.inference_mode():

@@ -290,10 +290,10 @@ def write_results(out_dir, kind, meta, results):
     print("wrote", path)
 
 
-def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
+def gpu_meta(method):
+    """The GPU, software and method a results file records (every script's)."""
     props = torch.cuda.get_device_properties(0)
-    meta = {
+    return {
         "gpu": props.name,
         "multiprocessors": props.multi_processor_count,
         "memory_gib": round(props.total_memory / 2**30, 1),
@@ -302,8 +302,13 @@ def main():
         "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
         "host": platform.processor() or platform.machine(),
-        "method": "median of timed repetitions after warm-ups, CUDA events, random normal data",
+        "method": method,
     }
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "."
+    meta = gpu_meta("median of timed repetitions after warm-ups, CUDA events, random normal data")
     results = []
     parts = sys.argv[2].split(",") if len(sys.argv) > 2 else ["gemm", "attention", "stream", "host_copy", "train_step"]
     for part in parts:
