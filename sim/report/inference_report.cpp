@@ -69,8 +69,8 @@ std::string render_inference_text(const InferenceReport& r) {
   out << "Workload  " << r.labels.workload << "\n\n";
   const double gpus = static_cast<double>(r.gpus);
   if (r.prompt_tokens > 0) {
-    out << "Static batch: " << r.batch << " sequences per replica x " << r.replicas << " replica"
-        << (r.replicas == 1 ? "" : "s") << ", " << r.prompt_tokens << " prompt + " << r.output_tokens
+    out << "Static batch: " << r.batch << (r.batch == 1 ? " sequence" : " sequences") << " per replica x " << r.replicas
+        << " replica" << (r.replicas == 1 ? "" : "s") << ", " << r.prompt_tokens << " prompt + " << r.output_tokens
         << " output tokens each\n";
     out << "  time to first token (TTFT)    " << ms(r.ttft_s) << " ms\n";
     out << "  time per output token (TPOT)  "
