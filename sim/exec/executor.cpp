@@ -39,6 +39,15 @@ ReplayProgress Executor::progress() const {
 // counting finished ops is left to the report, so the loop itself pays one
 // mask and branch per event.
 void Executor::replay() {
+  if (fold_) {
+    // A fold found not to hold is abandoned at once: the replay of every
+    // rank that follows starts from the beginning anyway.
+    while (!fold_broken_ && engine_.step()) {
+      if (progress_ && (engine_.events_processed() & progress_mask_) == 0) progress_(progress());
+    }
+    if (progress_ && !fold_broken_) progress_(progress());
+    return;
+  }
   if (!progress_) {
     engine_.run();
     return;
@@ -129,6 +138,8 @@ ExecutionResult Executor::run() {
     folded_replicas_ = fold_->replicas;
     ExecutionResult folded = replay_once();
     if (!fold_broken_) return folded;
+    result_ = ExecutionResult{};  // free the abandoned replay's memory before the full one
+    counter_memory_.reset();
     Executor full(system_, catalogue_, trace_, tuning_, overrides_);
     full.set_replay_mode(ReplayMode::every_rank);
     full.progress_ = progress_;
@@ -168,6 +179,7 @@ ExecutionResult Executor::replay_once() {
     for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);
   }
   replay();
+  if (fold_broken_) return {};
 
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     if (fold_ && !fold_->represents(r)) continue;
