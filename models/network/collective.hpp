@@ -64,6 +64,13 @@ class CollectiveRunner {
 
   const CollectiveTuning& tuning() const { return tuning_; }
 
+  // ECMP flow keys handed out so far, and skipping some as if collectives
+  // had taken them: a folded replay (sim/exec/replica_fold.hpp) runs a
+  // node-local collective for one replica and skips the keys its images
+  // would take, so later collectives draw the keys they would draw anyway.
+  std::uint64_t flow_keys_taken() const { return next_flow_key_; }
+  void skip_flow_keys(std::uint64_t keys) { next_flow_key_ += keys; }
+
  private:
   using Body = std::function<void(std::function<void()>)>;
   struct Launch {

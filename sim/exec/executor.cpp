@@ -31,6 +31,7 @@ void Executor::on_progress(ProgressCallback callback, std::uint64_t every_events
 ReplayProgress Executor::progress() const {
   std::size_t done = 0;
   for (const RankState& state : ranks_) done += state.finished;
+  done *= folded_replicas_;  // a folded replay's ranks stand for their images too
   return {engine_.now(), engine_.events_processed(), done, trace_.op_count()};
 }
 
@@ -38,6 +39,15 @@ ReplayProgress Executor::progress() const {
 // counting finished ops is left to the report, so the loop itself pays one
 // mask and branch per event.
 void Executor::replay() {
+  if (fold_) {
+    // A fold found not to hold is abandoned at once: the replay of every
+    // rank that follows starts from the beginning anyway.
+    while (!fold_broken_ && engine_.step()) {
+      if (progress_ && (engine_.events_processed() & progress_mask_) == 0) progress_(progress());
+    }
+    if (progress_ && !fold_broken_) progress_(progress());
+    return;
+  }
   if (!progress_) {
     engine_.run();
     return;
@@ -87,6 +97,12 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.ops = &trace_.programs[binding.program];
   state.shape = shape.get();
   state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
+  if (fold_ && !fold_->represents(rank)) {
+    // An image: its timings are the representative's, copied by unfold().
+    result_.ranks.push_back(RankTimeline{std::pmr::vector<OpTiming>(result_.timing_memory.get()), nullptr, 0});
+    result_.meetings.emplace_back(result_.timing_memory.get());
+    return;
+  }
   state.kernels = &kernel_times(binding.program, catalogue_.gpu(system_.part(state.endpoint).model));
   state.compute_speed = system_.part(state.endpoint).compute_speed;
   const std::size_t count = shape->dep_count.size();
@@ -112,7 +128,29 @@ std::size_t Executor::result_bytes() const {
   return bytes;
 }
 
+// Alike ranks fold into one replay when the fold holds; when a check finds
+// an image that would have seen something else, the replay starts over with
+// every rank, so the answer is always the full replay's.
 ExecutionResult Executor::run() {
+  folded_replicas_ = 1;
+  if (mode_ == ReplayMode::fold_alike) fold_ = fold_replicas(trace_, system_);
+  if (fold_) {
+    folded_replicas_ = fold_->replicas;
+    ExecutionResult folded = replay_once();
+    if (!fold_broken_) return folded;
+    result_ = ExecutionResult{};  // free the abandoned replay's memory before the full one
+    counter_memory_.reset();
+    Executor full(system_, catalogue_, trace_, tuning_, overrides_);
+    full.set_replay_mode(ReplayMode::every_rank);
+    full.progress_ = progress_;
+    full.progress_mask_ = progress_mask_;
+    folded_replicas_ = 1;
+    return full.run();
+  }
+  return replay_once();
+}
+
+ExecutionResult Executor::replay_once() {
   network_ = std::make_unique<FlowNetwork>(engine_, system_.link_capacities());
   collectives_ = std::make_unique<CollectiveRunner>(engine_, *network_, system_, tuning_);
   // With the machine's facts (nodes, rails, NVSwitch, SHARP) the runner
@@ -125,6 +163,9 @@ ExecutionResult Executor::run() {
   group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
   calls_.clear();
   transfers_.clear();
+  checks_.clear();
+  local_usage_.clear();
+  fold_broken_ = false;
   pending_peers_.clear();
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
@@ -134,11 +175,14 @@ ExecutionResult Executor::run() {
   result_.meetings.reserve(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (fold_ && !fold_->represents(r)) continue;
     for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);
   }
   replay();
+  if (fold_broken_) return {};
 
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (fold_ && !fold_->represents(r)) continue;
     if (ranks_[r].finished != ranks_[r].ops->size()) {
       throw std::runtime_error("the trace deadlocked: rank " + std::to_string(r) + " finished " +
                                std::to_string(ranks_[r].finished) + " of " + std::to_string(ranks_[r].ops->size()) +
@@ -146,14 +190,15 @@ ExecutionResult Executor::run() {
     }
     result_.step_time = std::max(result_.step_time, result_.ranks[r].finish);
   }
-  std::sort(result_.collectives.begin(), result_.collectives.end(),
-            [](const CollectiveUsage& a, const CollectiveUsage& b) { return a.kind < b.kind; });
   result_.events = engine_.events_processed();
   result_.flows = network_->flows_started();
   result_.links.resize(system_.num_links());
   for (LinkId l = 0; l < result_.links.size(); ++l) {
     result_.links[l] = LinkUsage{network_->bytes_carried(l), network_->busy_time(l)};
   }
+  if (fold_ && !fold_broken_ && !unfold()) fold_broken_ = true;
+  std::sort(result_.collectives.begin(), result_.collectives.end(),
+            [](const CollectiveUsage& a, const CollectiveUsage& b) { return a.kind < b.kind; });
   return std::move(result_);
 }
 
@@ -203,6 +248,7 @@ void Executor::start_host_work(std::uint32_t rank, OpIndex op, const HostWork& h
     engine_.schedule_after(seconds_to_ps(seconds), [this, rank, op] { finish_op(rank, op); });
   };
   if (host.memory_bytes <= 0.0) return after_bytes();
+  if (fold_) fold_broken_ = true;  // host memory passes are not imaged: replay every rank
   const auto [from, to] = host_memory_pass_endpoints(system_, ranks_[rank].endpoint);
   network_->start(system_.route(from, to), host.memory_bytes, after_bytes);
 }
@@ -348,7 +394,10 @@ void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const Collec
   if (position == open.calls.size()) open.calls.push_back(calls_.acquire());
   const std::uint32_t instance = open.calls[position];
   calls_[instance].arrived.emplace_back(rank, op);
-  if (calls_[instance].arrived.size() < trace_.groups[group].size()) return;
+  // A folded replay's data-parallel group has one member arriving: the
+  // representative, standing for its images, which arrive with it.
+  const bool spanning = fold_ && fold_->role[group] == ReplicaFold::Role::spanning;
+  if (calls_[instance].arrived.size() < (spanning ? 1 : trace_.groups[group].size())) return;
   if (position != open.head) throw std::logic_error("a group's collective completed ahead of an earlier one");
   ++open.first_call;
   if (++open.head == open.calls.size()) open.calls.clear(), open.head = 0;
@@ -382,22 +431,27 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   }
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
   const TimePs start = std::max(ready, engine_.now());
+  const std::uint64_t keys_before = collectives_->flow_keys_taken();
   const auto choice = collectives_->start_at(start, request, [this, instance] { finish_call(instance); });
+  const bool local = fold_ && fold_->role[group] != ReplicaFold::Role::spanning;
+  if (local) launch_images(group, instance, start, keys_before);
   // The call completes from a later event, so its slot is still ours here.
   if (choice) {
     const auto ranks = static_cast<std::uint32_t>(request.members.size());
-    const std::uint32_t u = usage_of({call.dimension, call.op, ranks, choice->algorithm, choice->protocol});
-    ++result_.collectives[u].calls;
-    result_.collectives[u].bytes += call.bytes;
+    const std::uint32_t u = usage_of(local ? local_usage_ : result_.collectives,
+                                     {call.dimension, call.op, ranks, choice->algorithm, choice->protocol});
+    auto& usages = local ? local_usage_ : result_.collectives;
+    ++usages[u].calls;
+    usages[u].bytes += call.bytes;
     calls_[instance].usage = u;
+    calls_[instance].local = local;
     calls_[instance].started = start;
   }
 }
 
 // The accumulator of a kind; a step runs a handful of kinds, so a scan of
 // them per call costs less than hashing.
-std::uint32_t Executor::usage_of(const CollectiveKind& kind) {
-  auto& usages = result_.collectives;
+std::uint32_t Executor::usage_of(std::vector<CollectiveUsage>& usages, const CollectiveKind& kind) {
   for (std::uint32_t i = 0; i < usages.size(); ++i) {
     if (usages[i].kind == kind) return i;
   }
@@ -408,8 +462,13 @@ std::uint32_t Executor::usage_of(const CollectiveKind& kind) {
 // finish_op may open new calls, which may grow calls_: index, never hold.
 void Executor::finish_call(std::uint32_t instance) {
   if (const std::uint32_t u = calls_[instance].usage; u != kNoUsage) {
-    result_.collectives[u].time += engine_.now() - calls_[instance].started;
+    auto& usages = calls_[instance].local ? local_usage_ : result_.collectives;
+    usages[u].time += engine_.now() - calls_[instance].started;
     calls_[instance].usage = kNoUsage;
+  }
+  if (const std::uint32_t check = calls_[instance].check; check != kNoCheck) {
+    calls_[instance].check = kNoCheck;
+    note_end(check);
   }
   for (std::size_t i = 0; i < calls_[instance].arrived.size(); ++i) {
     const auto [rank, op] = calls_[instance].arrived[i];
@@ -429,9 +488,18 @@ void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) 
   const EndpointId to = ends.second;
   const double bytes = copy.bytes;
   if (!copy.pageable || copy.direction == CopyDirection::storage_to_host) {
+    if (fold_) {
+      const std::uint32_t check = image_flows(rank, copy.direction, bytes);
+      network_->start(system_.route(from, to), bytes, [this, rank, op, check] {
+        note_end(check);
+        finish_op(rank, op);
+      });
+      return;
+    }
     network_->start(system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); });
     return;
   }
+  if (fold_) fold_broken_ = true;  // pageable copies are not imaged: replay every rank
   const TimePs staging =
       pageable_staging(host_cpu(system_, catalogue_, ranks_[rank].endpoint), static_cast<Bytes>(bytes)).time;
   if (copy.direction == CopyDirection::host_to_device) {
@@ -488,11 +556,21 @@ void Executor::start_transfer(std::uint32_t transfer) {
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
   const Path& path = system_.route(ranks_[t.sender].endpoint, ranks_[t.receiver].endpoint);
   network_->start(path, send.bytes, [this, transfer] { finish_transfer(transfer); });
+  if (!fold_) return;
+  // The images' transfers start now too, on their own routes.
+  const std::uint32_t check = open_check(fold_->replicas);
+  transfers_[transfer].check = check;
+  for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
+    const EndpointId from = ranks_[fold_->image(t.sender, j)].endpoint;
+    const EndpointId to = ranks_[fold_->image(t.receiver, j)].endpoint;
+    network_->start(system_.route(from, to), send.bytes, [this, check] { note_end(check); });
+  }
 }
 
 void Executor::finish_transfer(std::uint32_t transfer) {
   const TransferState t = transfers_[transfer];
   transfers_.release(transfer);
+  if (t.check != kNoCheck) note_end(t.check);
   finish_op(t.sender, t.send_op);
   finish_op(t.receiver, t.receive_op);
 }
@@ -514,6 +592,131 @@ void Executor::finish_op(std::uint32_t rank, OpIndex op) {
     --state.unfinished_deps[shape.dependents[d]];
   }
   for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(rank, s);
+}
+
+}  // namespace simctl
+
+namespace simctl {
+
+std::uint32_t Executor::open_check(std::uint32_t parties) {
+  const std::uint32_t check = checks_.acquire();
+  checks_[check] = EndCheck{-1, parties};
+  return check;
+}
+
+void Executor::note_end(std::uint32_t check) {
+  EndCheck& c = checks_[check];
+  if (c.end < 0) {
+    c.end = engine_.now();
+  } else if (c.end != engine_.now()) {
+    fold_broken_ = true;
+  }
+  if (--c.pending == 0) checks_.release(check);
+}
+
+// A folded replay's call on a group inside the representative: a group
+// within one node runs for the representative alone (its images' flows stay
+// in their own nodes, which unfold_links() checks), taking the ECMP keys
+// the images would take; a group across nodes runs for every image too.
+void Executor::launch_images(std::uint32_t group, std::uint32_t instance, TimePs start, std::uint64_t keys_before) {
+  const std::uint32_t others = fold_->replicas - 1;
+  if (fold_->role[group] == ReplicaFold::Role::node_local) {
+    collectives_->skip_flow_keys((collectives_->flow_keys_taken() - keys_before) * others);
+    return;
+  }
+  const CollectiveRequest& request = group_requests_[group];
+  const std::uint32_t check = open_check(fold_->replicas);
+  calls_[instance].check = check;
+  for (std::uint32_t j = 1; j <= others; ++j) {
+    CollectiveRequest& image = request_for(fold_->group_image[group][j]);
+    image.op = request.op;
+    image.bytes = request.bytes;
+    image.algorithm = request.algorithm;
+    collectives_->start_at(start, image, [this, check] { note_end(check); });
+  }
+}
+
+// The images of a copy of `rank`'s, started now; returns their end check.
+std::uint32_t Executor::image_flows(std::uint32_t rank, CopyDirection direction, double bytes) {
+  const std::uint32_t check = open_check(fold_->replicas);
+  for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
+    const auto ends = copy_endpoints(system_, ranks_[fold_->image(rank, j)].endpoint, direction);
+    network_->start(system_.route(ends.first, ends.second), bytes, [this, check] { note_end(check); });
+  }
+  return check;
+}
+
+// After a folded replay: the images' link usage, timings, meetings and
+// collective counts, as a replay of every rank would have produced them;
+// false when a link shows the images would have seen other contention.
+bool Executor::unfold() {
+  if (!unfold_links()) return false;
+  for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
+    if (fold_->represents(r)) unfold_rank(r);
+  }
+  for (const CollectiveUsage& local : local_usage_) {
+    CollectiveUsage& u = result_.collectives[usage_of(result_.collectives, local.kind)];
+    u.calls += local.calls * fold_->replicas;
+    u.bytes += local.bytes * fold_->replicas;
+    u.time += local.time * fold_->replicas;
+  }
+  return true;
+}
+
+// Flows the folded replay ran for the representative alone (node-local
+// collectives) are in its nodes only. Link by link, a representative's node
+// and each image must then carry the same bytes, except links inside the
+// node that carry nothing in the image: those carry only the
+// representative's node-local flows, and the image's copy of them would have
+// run there alone, so the image gets the representative's usage. Anything
+// else (node-local bytes on a cable leaving the node, or on a link that
+// other flows use too) means the images would have contended differently.
+bool Executor::unfold_links() {
+  for (std::size_t n0 = 0; n0 < fold_->node_image.size(); ++n0) {
+    const auto& images = fold_->node_image[n0];
+    const auto& links = fold_->node_links[n0];
+    for (std::uint32_t j = 1; j < images.size(); ++j) {
+      const auto& image_links = fold_->node_links[static_cast<std::size_t>(images[j])];
+      for (std::size_t i = 0; i < links.size(); ++i) {
+        const LinkUsage& rep = result_.links[links[i]];
+        LinkUsage& image = result_.links[image_links[i]];
+        if (rep.bytes == image.bytes) continue;
+        if (!fold_->link_inside[n0][i] || image.bytes != 0.0) return false;
+        image = rep;
+      }
+    }
+  }
+  return true;
+}
+
+// Copies representative `rep`'s timings to its images; a meeting's last
+// arrival is the image's own party, except on a data-parallel group, whose
+// members all arrive at once, so a full replay names the lowest rank (the
+// representative's, as fold_replicas checked).
+void Executor::unfold_rank(std::uint32_t rep) {
+  const ProgramShape& shape = *ranks_[rep].shape;
+  const std::vector<Op>& ops = *ranks_[rep].ops;
+  std::vector<bool> spanning(shape.meeting_count, false);
+  for (OpIndex i = 0; i < ops.size(); ++i) {
+    const auto* call = std::get_if<CollectiveCall>(&ops[i].work);
+    if (call && fold_->role[trace_.group(rep, *call)] == ReplicaFold::Role::spanning) {
+      spanning[shape.meeting_position[i]] = true;
+    }
+  }
+  const RankTimeline& timeline = result_.ranks[rep];
+  const auto& meetings = result_.meetings[rep];
+  for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
+    const std::uint32_t image = fold_->image(rep, j);
+    RankTimeline& copy = result_.ranks[image];
+    copy.ops.assign(timeline.ops.begin(), timeline.ops.end());
+    copy.bound = timeline.bound;
+    copy.finish = timeline.finish;
+    auto& image_meetings = result_.meetings[image];
+    image_meetings.assign(meetings.begin(), meetings.end());
+    for (std::size_t m = 0; m < image_meetings.size(); ++m) {
+      if (!spanning[m]) image_meetings[m].last_arrival.rank = fold_->image(meetings[m].last_arrival.rank, j);
+    }
+  }
 }
 
 }  // namespace simctl

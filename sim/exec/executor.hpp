@@ -26,6 +26,7 @@
 #include "sim/core/slot_pool.hpp"
 #include "sim/exec/execution_result.hpp"
 #include "sim/exec/program_shape.hpp"
+#include "sim/exec/replica_fold.hpp"
 #include "sim/topology/system.hpp"
 #include "workloads/trace.hpp"
 
@@ -38,6 +39,11 @@ struct ReplayProgress {
   std::size_t ops_done = 0;   // ops finished, over all ranks
   std::size_t ops_total = 0;  // ops in the trace, over all ranks
 };
+
+// How run() replays: ranks that are alike (replica_fold.hpp) replayed once
+// per data-parallel replica position and copied, falling back to every rank
+// when they turn out not to be; or every rank, always.
+enum class ReplayMode : std::uint8_t { fold_alike, every_rank };
 
 class Executor {
  public:
@@ -60,6 +66,10 @@ class Executor {
   // Runs the whole trace once. Throws std::runtime_error if the trace
   // deadlocks (an op whose dependencies can never finish).
   ExecutionResult run();
+
+  void set_replay_mode(ReplayMode mode) { mode_ = mode; }
+  // Replicas the last run() replayed as one (1: every rank was replayed).
+  std::uint32_t replicas_folded() const { return folded_replicas_; }
 
  private:
   // A program's compute kernels priced on one GPU type (0 for other ops).
@@ -85,8 +95,18 @@ class Executor {
     std::vector<std::pair<std::uint32_t, OpIndex>> arrived;  // (rank, op)
     std::uint32_t usage = kNoUsage;                          // into result_.collectives, once launched
     TimePs started = 0;                                      // when the last member arrived
+    std::uint32_t check = kNoCheck;                          // its images' end check, in a folded replay
+    bool local = false;                                      // usage counted in local_usage_
   };
   static constexpr std::uint32_t kNoUsage = UINT32_MAX;
+  static constexpr std::uint32_t kNoCheck = UINT32_MAX;
+  // A folded replay's flows or collectives run for the representative and
+  // for each image at once: all must end together, or the ranks were not
+  // alike after all and the replay falls back to every rank.
+  struct EndCheck {
+    TimePs end = -1;
+    std::uint32_t pending = 0;
+  };
   // A group's calls some member has reached but not all: calls[head..].
   struct OpenCalls {
     std::uint32_t first_call = 0;  // the group's call number of calls[head]
@@ -101,6 +121,14 @@ class Executor {
   };
 
   void replay();
+  ExecutionResult replay_once();
+  std::uint32_t open_check(std::uint32_t parties);
+  void note_end(std::uint32_t check);
+  void launch_images(std::uint32_t group, std::uint32_t instance, TimePs start, std::uint64_t keys_before);
+  std::uint32_t image_flows(std::uint32_t rank, CopyDirection direction, double bytes);
+  bool unfold();
+  void unfold_rank(std::uint32_t rep);
+  bool unfold_links();
   ReplayProgress progress() const;
   void shape_programs();
   void prepare_rank(std::uint32_t rank);
@@ -121,7 +149,7 @@ class Executor {
   CollectiveRequest& request_for(std::uint32_t group);
   void launch_collective(std::uint32_t group, std::uint32_t instance);
   void finish_call(std::uint32_t instance);
-  std::uint32_t usage_of(const CollectiveKind& kind);
+  static std::uint32_t usage_of(std::vector<CollectiveUsage>& usages, const CollectiveKind& kind);
   void start_host_work(std::uint32_t rank, OpIndex op, const HostWork& host);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
@@ -137,6 +165,14 @@ class Executor {
   const Trace& trace_;
   CollectiveTuning tuning_;
   CollectiveOverrides overrides_;
+  ReplayMode mode_ = ReplayMode::fold_alike;
+  std::optional<ReplicaFold> fold_;  // set while a folded replay runs
+  bool fold_broken_ = false;
+  std::uint32_t folded_replicas_ = 1;
+  SlotPool<EndCheck> checks_;
+  // The representative's calls on groups inside it, each standing for one
+  // call per replica: counted replicas times when the replay unfolds.
+  std::vector<CollectiveUsage> local_usage_;
   ProgressCallback progress_;
   std::uint64_t progress_mask_ = kProgressEvents - 1;
 
@@ -157,6 +193,7 @@ class Executor {
     std::uint32_t receiver = 0;
     OpIndex send_op = 0;
     OpIndex receive_op = 0;
+    std::uint32_t check = kNoCheck;
   };
   SlotPool<TransferState> transfers_;
   ExecutionResult result_;

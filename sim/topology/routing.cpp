@@ -19,7 +19,16 @@ class TreeBuilder {
       : graph_(graph),
         root_(root),
         tree_{std::vector<std::int32_t>(boost::num_vertices(graph), RouteTree::kUnreachable),
-              std::vector<std::uint32_t>(boost::num_vertices(graph), RouteTree::kNoCable)} {}
+              std::vector<std::uint32_t>(boost::num_vertices(graph), RouteTree::kNoCable)},
+        forwards_(boost::num_vertices(graph)),
+        penalty_(boost::num_vertices(graph)) {
+    // Read once per vertex into flat arrays: the search asks them on every
+    // edge, and a Part (names and all) is a cache miss each time.
+    for (EndpointId v = 0; v < forwards_.size(); ++v) {
+      forwards_[v] = v == root_ || can_transit(graph_[v].kind);
+      penalty_[v] = static_cast<std::uint8_t>(transit_penalty(graph_[v]));
+    }
+  }
 
   RouteTree build() {
     reach(root_, 0, RouteTree::kNoCable);
@@ -35,8 +44,8 @@ class TreeBuilder {
 
  private:
   // The root may start a route even when it cannot forward one (a GPU).
-  bool may_forward(EndpointId v) const { return v == root_ || can_transit(graph_[v].kind); }
-  int step_from(EndpointId v) const { return 1 + (v == root_ ? 0 : transit_penalty(graph_[v])); }
+  bool may_forward(EndpointId v) const { return forwards_[v] != 0; }
+  int step_from(EndpointId v) const { return 1 + (v == root_ ? 0 : penalty_[v]); }
 
   void reach(EndpointId v, std::int32_t cost, std::uint32_t cable) {
     tree_.cost[v] = cost;
@@ -76,6 +85,8 @@ class TreeBuilder {
   const SystemGraph& graph_;
   EndpointId root_;
   RouteTree tree_;
+  std::vector<std::uint8_t> forwards_;  // per vertex: may_forward
+  std::vector<std::uint8_t> penalty_;   // per vertex: transit_penalty
   std::vector<std::vector<EndpointId>> buckets_;
 };
 

@@ -1,0 +1,112 @@
+// Replaying alike data-parallel replicas once and copying them
+// (sim/exec/replica_fold.hpp) must give exactly the answer of replaying every
+// rank: the whole JSON report (step time, every rank's breakdown, links,
+// collectives, critical path, bottleneck) byte for byte, except the replay's
+// own event and flow counts. Where ranks are not alike (a straggler, mixed
+// GPUs) the replay must not fold; where the fabric makes images contend
+// differently it must notice and replay every rank.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "sim/exec/executor.hpp"
+#include "sim/report/render.hpp"
+#include "sim/report/step_report.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "tests/report/report_outputs.hpp"
+
+using namespace simctl;
+using namespace simctl::testing;
+
+namespace {
+
+struct Replays {
+  std::string folded;  // JSON report of the default replay
+  std::string full;    // JSON report of the replay of every rank
+  std::uint32_t replicas_folded = 0;
+};
+
+std::string report_json(const Scenario& s, const ExecutionResult& result) {
+  const StepReport report =
+      build_step_report(s.trace, result, s.system, s.catalogue, s.labels, {s.costs, s.rank_memory});
+  nlohmann::json json = render_json(report);
+  json.erase("events");  // the replay's own work, which folding cuts
+  json.erase("flows");
+  return json.dump(1);
+}
+
+Replays replay_both(const std::string& config_path) {
+  const Scenario s = load_scenario(config_path);
+  Replays out;
+  Executor folded(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+  out.folded = report_json(s, folded.run());
+  out.replicas_folded = folded.replicas_folded();
+  Executor full(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+  full.set_replay_mode(ReplayMode::every_rank);
+  out.full = report_json(s, full.run());
+  REQUIRE(full.replicas_folded() == 1);
+  return out;
+}
+
+// GPT 1.3B, TP 8 x PP 2 x DP 8 on 16 DGX H100 nodes of `system_file`, DDP,
+// with `extra` appended to the run config (stragglers, say).
+std::string write_run(const TempDir& dir, const std::string& system_file, const std::string& extra = "") {
+  const auto path = dir.path() / "run.yaml";
+  std::ofstream out(path);
+  out << "system: " << system_file << "\n"
+      << "workload: {model: gpt-1.3b, parallel: {data: 8, tensor: 8, pipeline: 2, sequence: true}, strategy: ddp, "
+      << "micro_batch: 1, global_batch: 32, precision: bf16, optimizer: adam, activation_recompute: selective}\n"
+      << extra;
+  return path.string();
+}
+
+// 16 DGX H100 nodes on a fat tree of radix-16 switches, 2:1 oversubscribed
+// and not rail-optimised: 10 NICs per leaf, 5 uplinks each, so pipeline and
+// data-parallel flows cross spines chosen by ECMP and share the uplinks.
+std::string write_oversubscribed_system(const TempDir& dir) {
+  const auto path = dir.path() / "system.yaml";
+  std::ofstream out(path);
+  out << "system:\n"
+      << "  name: 16x DGX H100, 2:1 fat tree of radix 16\n"
+      << "  node_templates:\n"
+      << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
+      << "  nodes:\n"
+      << "    - {template: dgx_h100, count: 16}\n"
+      << "  fabric: {kind: fat_tree, tiers: 2, radix: 16, oversubscription: 2, link: infiniband_ndr, "
+         "nics: \"nic[*]\"}\n";
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("alike replicas on a non-blocking fat tree fold and give the full replay's report", "[exec][fold]") {
+  const TempDir dir("fold_alike");
+  const Replays r = replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml")));
+  CHECK(r.replicas_folded == 8);  // the mechanism ran: 8 data-parallel replicas replayed as one
+  CHECK(r.folded == r.full);
+}
+
+TEST_CASE("a straggler makes its replica unlike the others: no fold, the full replay's report", "[exec][fold]") {
+  const TempDir dir("fold_straggler");
+  const Replays r = replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml"),
+                                          "stragglers:\n  - {gpu: node5.gpu3, compute_speed: 0.8}\n"));
+  CHECK(r.replicas_folded == 1);
+  CHECK(r.folded == r.full);
+}
+
+TEST_CASE("mixed H100 and A100 nodes are not alike: no fold, the full replay's report", "[exec][fold]") {
+  const Replays r = replay_both(source_path("configs/mixed_h100_a100_ddp.yaml"));
+  CHECK(r.replicas_folded == 1);
+  CHECK(r.folded == r.full);
+}
+
+TEST_CASE("an oversubscribed fat tree with ECMP: the fold's answer is the full replay's", "[exec][fold]") {
+  const TempDir dir("fold_oversubscribed");
+  const Replays r = replay_both(write_run(dir, write_oversubscribed_system(dir)));
+  // The ranks pass the checks made before the replay, but the images'
+  // pipeline transfers cross other leaves and uplinks than the
+  // representative's and meet other flows there (data-parallel rings on
+  // ECMP-chosen spines): the replay must notice (an image's transfer ending
+  // at another time) and replay every rank.
+  CHECK(r.replicas_folded == 1);
+  CHECK(r.folded == r.full);
+}
