@@ -87,8 +87,8 @@ ComputeWork fused_attention_work(const PassGeometry& g, const AttentionBlock& bl
   const double query_elements = static_cast<double>(g.p.micro_batch * block.queries) * width;
   const double kv_fraction = static_cast<double>(block.kv_heads * m.head_dim()) / width *
                              (static_cast<double>(block.keys) / static_cast<double>(block.queries));
-  ComputeWork w = streaming_work(ComputeKind::attention, g.p.dtype, query_elements, 0.0,
-                                 query_tensors + kv_tensors * kv_fraction);
+  ComputeWork w =
+      streaming_work(ComputeKind::attention, g.p.dtype, query_elements, 0.0, query_tensors + kv_tensors * kv_fraction);
   const double mask = block.causal ? kCausalAttentionFraction : 1.0;
   w.flops = flops_ratio * mask * 4.0 * static_cast<double>(g.p.micro_batch) * static_cast<double>(block.queries) *
             static_cast<double>(block.keys) * width;

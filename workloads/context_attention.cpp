@@ -110,9 +110,7 @@ void gather_backward(const PassGeometry& g, const std::string& prefix, OpList& o
 
 // Q, K and V of the rank's positions, sent in one all-to-all (nccl-tests
 // size: the rank's whole buffer; cp-1 of its cp parts leave the rank).
-double qkv_bytes(const PassGeometry& g) {
-  return local_bytes(g, g.local_hidden()) + context_kv_bytes(g);
-}
+double qkv_bytes(const PassGeometry& g) { return local_bytes(g, g.local_hidden()) + context_kv_bytes(g); }
 
 void ulysses_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out) {
   const std::string base = prefix + "attention";

@@ -126,7 +126,8 @@ double full_layer_bytes(const WorkloadSpec& spec) {
 double kept(const WorkloadSpec& spec, double params, double expert_params, bool sharded) {
   if (!sharded) return params;
   const auto& p = spec.parallel;
-  return (params - expert_params) / static_cast<double>(p.gradient_replicas()) + expert_params / static_cast<double>(p.expert_data());
+  return (params - expert_params) / static_cast<double>(p.gradient_replicas()) +
+         expert_params / static_cast<double>(p.expert_data());
 }
 
 std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, double expert_params,

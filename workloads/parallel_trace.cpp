@@ -95,8 +95,7 @@ OpIndex emit_context_ring_step(RankOps& ops, const ModelOp& op, const std::strin
   }
   const PeerTransfer send{PeerTransfer::Side::send, kNextContextRank, op.comm->bytes, CommDimension::context};
   ops.other(Op{prefix + op.name + ".send", op.phase, Stream::overlap_send, ready, send}, std::nullopt);
-  const PeerTransfer receive{PeerTransfer::Side::receive, kPreviousContextRank, op.comm->bytes,
-                             CommDimension::context};
+  const PeerTransfer receive{PeerTransfer::Side::receive, kPreviousContextRank, op.comm->bytes, CommDimension::context};
   const int consumer = op.comm->consumer_offset;
   return ops.other(Op{prefix + op.name, op.phase, Stream::overlap, {}, receive},
                    consumer < 0 ? std::nullopt : std::optional<int>(consumer));
@@ -122,7 +121,7 @@ CommDimension model_group_dimension(ModelGroup group) {
 
 void emit_model_ops(const WorkloadSpec& spec, RankOps& ops, const std::vector<ModelOp>& list,
                     const std::string& prefix) {
-  std::optional<OpIndex> ring_receive;  // the running ring exchange's last receive
+  std::optional<OpIndex> ring_receive;                    // the running ring exchange's last receive
   std::array<std::optional<OpIndex>, 2> context_receive;  // each CP ring exchange's last receive
   for (const auto& op : list) {
     if (op.comm && op.comm->ring_step && op.comm->group == ModelGroup::context) {
@@ -154,8 +153,8 @@ void emit_model_ops(const WorkloadSpec& spec, RankOps& ops, const std::vector<Mo
 // needs no gather).
 double boundary_bytes(const WorkloadSpec& spec) {
   const std::int64_t positions = spec.model.seq_len / spec.parallel.context;
-  const double full = static_cast<double>(spec.micro_batch * positions * spec.model.hidden) *
-                      bytes_per_element(spec.precision);
+  const double full =
+      static_cast<double>(spec.micro_batch * positions * spec.model.hidden) * bytes_per_element(spec.precision);
   return full / static_cast<double>(spec.parallel.tensor);
 }
 

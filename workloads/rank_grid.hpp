@@ -24,9 +24,7 @@ class RankGrid {
  public:
   explicit RankGrid(const ParallelPlan& plan);
 
-  std::uint32_t world_size() const {
-    return static_cast<std::uint32_t>(size(0) * size(1) * size(2) * size(3));
-  }
+  std::uint32_t world_size() const { return static_cast<std::uint32_t>(size(0) * size(1) * size(2) * size(3)); }
   RankCoord coord(std::uint32_t rank) const;
   std::uint32_t rank(const RankCoord& c) const;
   // The ranks that differ from `rank` only along `dim`, by that coordinate.

@@ -406,9 +406,11 @@ void check_context(const ConfigNode& node, const WorkloadSpec& spec) {
     const std::int64_t heads = m.heads / p.tensor, kv_heads = m.kv_heads / p.tensor;
     if (heads % p.context != 0 || kv_heads % p.context != 0) {
       parallel_field(node, "context")
-          .fail(cp + " with context_algorithm all_to_all (Ulysses) splits each TP rank's heads over the CP ranks, "
-                "so it must divide heads / tensor = " + std::to_string(heads) + " and kv_heads / tensor = " +
-                std::to_string(kv_heads) + valid_divisors({heads, kv_heads}) + "; or use context_algorithm: ring");
+          .fail(cp +
+                " with context_algorithm all_to_all (Ulysses) splits each TP rank's heads over the CP ranks, "
+                "so it must divide heads / tensor = " +
+                std::to_string(heads) + " and kv_heads / tensor = " + std::to_string(kv_heads) +
+                valid_divisors({heads, kv_heads}) + "; or use context_algorithm: ring");
     }
   }
   if (m.moe()) {
@@ -417,8 +419,10 @@ void check_context(const ConfigNode& node, const WorkloadSpec& spec) {
   }
   if (spec.attention_given && spec.attention == AttentionKernel::unfused) {
     node.child("attention")
-        .fail("context parallelism runs blockwise fused attention (Transformer Engine's flash or cuDNN kernels); "
-              "attention: unfused is not supported with " + cp + "; use flash2, flash3 or cudnn");
+        .fail(
+            "context parallelism runs blockwise fused attention (Transformer Engine's flash or cuDNN kernels); "
+            "attention: unfused is not supported with " +
+            cp + "; use flash2, flash3 or cudnn");
   }
 }
 

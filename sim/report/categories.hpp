@@ -94,8 +94,8 @@ constexpr std::string_view abbreviation(CommDimension d) {
   return "?";
 }
 
-inline constexpr std::array<CommDimension, 6> kAllDimensions{CommDimension::data,   CommDimension::tensor,
+inline constexpr std::array<CommDimension, 6> kAllDimensions{CommDimension::data,     CommDimension::tensor,
                                                              CommDimension::pipeline, CommDimension::expert,
-                                                             CommDimension::context, CommDimension::other};
+                                                             CommDimension::context,  CommDimension::other};
 
 }  // namespace simctl

@@ -167,9 +167,9 @@ std::string describe_plan(const WorkloadSpec& w, int ranks) {
     return strategy_name(w.strategy) + " over " + std::to_string(ranks) + " GPUs" + experts;
   }
   const char* schedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
-  const std::string context = p.context > 1 ? " x CP " + std::to_string(p.context) + " (" +
-                                                  std::string(config_word(p.context_algorithm)) + ")"
-                                            : "";
+  const std::string context =
+      p.context > 1 ? " x CP " + std::to_string(p.context) + " (" + std::string(config_word(p.context_algorithm)) + ")"
+                    : "";
   std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + context + " x PP " +
                      std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
                      (p.virtual_stages > 1 ? ", v=" + std::to_string(p.virtual_stages) : "") + ") x DP " +

@@ -2,8 +2,8 @@
 // gradients, the ring's K/V and dK/dV transfers and their bytes, the
 // all-gather and Ulysses all-to-all bytes, the attention FLOPs each rank
 // keeps, and activation memory per rank.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <numeric>
 
 #include "memory_items.hpp"
@@ -26,8 +26,8 @@ TransformerSpec small_llama(std::int64_t seq_len) {
   return m;
 }
 
-WorkloadSpec cp_plan(std::int64_t context, ContextAlgorithm algorithm = ContextAlgorithm::ring,
-                     std::int64_t tensor = 1, std::int64_t data = 1) {
+WorkloadSpec cp_plan(std::int64_t context, ContextAlgorithm algorithm = ContextAlgorithm::ring, std::int64_t tensor = 1,
+                     std::int64_t data = 1) {
   WorkloadSpec spec;
   spec.model = small_llama(8192);
   spec.parallel.context = context;
@@ -78,8 +78,7 @@ double attention_flops(const std::vector<Op>& ops, OpPhase phase) {
 
 }  // namespace
 
-TEST_CASE("CP ranks sit right after TP ranks, and gradients are summed over data x context",
-          "[workloads][context]") {
+TEST_CASE("CP ranks sit right after TP ranks, and gradients are summed over data x context", "[workloads][context]") {
   const WorkloadSpec spec = cp_plan(4, ContextAlgorithm::ring, 2, 2);  // 16 ranks
   const RankGrid grid(spec.parallel);
   CHECK(grid.world_size() == 16);
@@ -102,8 +101,7 @@ TEST_CASE("CP ranks sit right after TP ranks, and gradients are summed over data
   CHECK(reduced);
 }
 
-TEST_CASE("ring attention passes K/V blocks around the CP ring, and dK/dV behind them",
-          "[workloads][context]") {
+TEST_CASE("ring attention passes K/V blocks around the CP ring, and dK/dV behind them", "[workloads][context]") {
   const std::int64_t cp = 4, t = 2;
   const Trace trace = build_parallel_trace(cp_plan(cp, ContextAlgorithm::ring, t));
   const std::vector<Op> ops = ops_of(trace, 2);  // CP coordinate 1 of TP rank 0
@@ -168,8 +166,7 @@ TEST_CASE("all_gather CP gathers K/V of the whole sequence and reduce-scatters d
   for (const Op* op : scatters) CHECK(std::get<CollectiveCall>(op->work).bytes == Approx(gathered));
 }
 
-TEST_CASE("Ulysses moves Q, K, V and the output by all-to-all, sized as its formula gives",
-          "[workloads][context]") {
+TEST_CASE("Ulysses moves Q, K, V and the output by all-to-all, sized as its formula gives", "[workloads][context]") {
   const std::int64_t cp = 4, t = 2;
   const Trace trace = build_parallel_trace(cp_plan(cp, ContextAlgorithm::all_to_all, t));
   const std::vector<Op> ops = ops_of(trace, 0);

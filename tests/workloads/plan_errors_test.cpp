@@ -164,13 +164,14 @@ TEST_CASE("offload that does not fit in the host's memory gives the numbers", "[
 
 // Context parallelism: gpt2-small has 12 heads and 1024-token sequences.
 TEST_CASE("context parallelism that does not divide the sequence", "[plans][bad-input][context]") {
-  check_rejected({"cp_sequence", "  parallel: {data: 2, context: 3}\n  micro_batch: 1\n", 5, "workload.parallel.context",
-                  "seq_len 1024 must be a multiple of 2 * context = 6"});
+  check_rejected({"cp_sequence", "  parallel: {data: 2, context: 3}\n  micro_batch: 1\n", 5,
+                  "workload.parallel.context", "seq_len 1024 must be a multiple of 2 * context = 6"});
 }
 
 TEST_CASE("Ulysses context parallelism whose degree does not divide the heads", "[plans][bad-input][context]") {
   check_rejected({"cp_heads", "  parallel: {context: 8, context_algorithm: all_to_all}\n  micro_batch: 1\n", 5,
-                  "workload.parallel.context", "must divide heads / tensor = 12 and kv_heads / tensor = 12; valid: 1, 2, "
+                  "workload.parallel.context",
+                  "must divide heads / tensor = 12 and kv_heads / tensor = 12; valid: 1, 2, "
                   "3, 4, 6, 12"});
 }
 
