@@ -46,6 +46,7 @@ CATEGORIES = [
     ("comm_tensor", "exposed comm: TP", "#ff7f0e"),
     ("comm_pipeline", "exposed comm: PP", "#e377c2"),
     ("comm_expert", "exposed comm: EP", "#bcbd22"),
+    ("comm_context", "exposed comm: CP", "#aec7e8"),
     ("comm_other", "exposed comm: other", "#ff9896"),
     ("data_loading", "data loading", "#9467bd"),
     ("host_copy", "host copies", "#8c564b"),
@@ -58,7 +59,7 @@ CATEGORY_KEYS = [key for key, _, _ in CATEGORIES]
 MAIN_CATEGORIES = [
     ("compute", ["compute_bound", "compute_memory_bound", "compute_launch_bound"], "#2ca02c"),
     ("optimizer", ["optimizer"], "#1f77b4"),
-    ("exposed communication", ["comm_data", "comm_tensor", "comm_pipeline", "comm_expert", "comm_other"], "#d62728"),
+    ("exposed communication", ["comm_data", "comm_tensor", "comm_pipeline", "comm_expert", "comm_context", "comm_other"], "#d62728"),
     ("data loading + host copies", ["data_loading", "host_copy"], "#9467bd"),
     ("pipeline bubble", ["pipeline_bubble"], "#7f7f7f"),
     ("idle / waiting", ["waiting"], "#c7c7c7"),

@@ -1,5 +1,6 @@
 // Core attention (scores, softmax, dropout, weighted values) of one block as
 // one tensor-parallel rank runs it, on its heads / t heads.
+#include "workloads/context_parallel.hpp"
 #include "workloads/pass_geometry.hpp"
 
 namespace simctl {
@@ -25,8 +26,6 @@ double score_elements(const PassGeometry& g) {
   return static_cast<double>(head_batch(g)) * s * s;
 }
 
-// Streams `query_sized` tensors of this rank's query heads (Q, O, dO, dQ) and
-// `kv_sized` of its KV heads (K, V, dK, dV): under GQA the latter are smaller.
 // The fused kernel the config chose (unfused never reaches here).
 FusedAttention fused_kernel(AttentionKernel kernel) {
   switch (kernel) {
@@ -39,24 +38,12 @@ FusedAttention fused_kernel(AttentionKernel kernel) {
 bool is_fused(AttentionKernel kernel) { return kernel != AttentionKernel::unfused; }
 
 // GPT's attention is causal (kCausalAttentionFraction halves the FLOPs): the
-// kernel skips the masked tiles and is priced by its causal curve.
+// kernel skips the masked tiles and is priced by its causal curve. It streams
+// `query_sized` tensors of this rank's query heads (Q, O, dO, dQ) and
+// `kv_sized` of its KV heads (K, V, dK, dV): under GQA the latter are smaller.
 ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double query_sized, double kv_sized, bool backward) {
-  const auto& m = g.p.model;
-  const double s = static_cast<double>(m.seq_len);
-  const double local_hidden_elements = g.tokens() * static_cast<double>(g.local_hidden());
-  const double kv_fraction = static_cast<double>(g.local_kv_width()) / static_cast<double>(g.local_hidden());
-  ComputeWork w = streaming_work(ComputeKind::attention, g.p.dtype, local_hidden_elements, 0.0,
-                                 query_sized + kv_sized * kv_fraction);
-  w.flops = flops_ratio * kCausalAttentionFraction * 4.0 * static_cast<double>(g.p.micro_batch) * s * s *
-            static_cast<double>(g.local_hidden());
-  w.m = m.seq_len;  // queries
-  w.n = m.seq_len;  // keys
-  w.k = m.head_dim();
-  w.batch = head_batch(g);
-  w.attention_kernel = fused_kernel(g.p.attention);
-  w.backward = backward;
-  w.causal = true;
-  return w;
+  const AttentionBlock whole{g.p.model.seq_len, g.p.model.seq_len, g.local_heads(), g.local_kv_heads(), true};
+  return fused_attention_work(g, whole, flops_ratio, query_sized, kv_sized, backward);
 }
 
 ComputeWork score_stream(const PassGeometry& g, ComputeKind kind, double flops, double tensors) {
@@ -93,7 +80,30 @@ void unfused_backward(const PassGeometry& g, const std::string& prefix, OpList& 
 
 }  // namespace
 
+ComputeWork fused_attention_work(const PassGeometry& g, const AttentionBlock& block, double flops_ratio,
+                                 double query_tensors, double kv_tensors, bool backward) {
+  const auto& m = g.p.model;
+  const double width = static_cast<double>(block.heads * m.head_dim());  // the query heads' width
+  const double query_elements = static_cast<double>(g.p.micro_batch * block.queries) * width;
+  const double kv_fraction = static_cast<double>(block.kv_heads * m.head_dim()) / width *
+                             (static_cast<double>(block.keys) / static_cast<double>(block.queries));
+  ComputeWork w =
+      streaming_work(ComputeKind::attention, g.p.dtype, query_elements, 0.0, query_tensors + kv_tensors * kv_fraction);
+  const double mask = block.causal ? kCausalAttentionFraction : 1.0;
+  w.flops = flops_ratio * mask * 4.0 * static_cast<double>(g.p.micro_batch) * static_cast<double>(block.queries) *
+            static_cast<double>(block.keys) * width;
+  w.m = block.queries;
+  w.n = block.keys;
+  w.k = m.head_dim();
+  w.batch = g.p.micro_batch * block.heads;
+  w.attention_kernel = fused_kernel(g.p.attention);
+  w.backward = backward;
+  w.causal = block.causal;
+  return w;
+}
+
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out) {
+  if (g.context_parallel()) return append_context_attention_forward(g, prefix, phase, out);
   if (is_fused(g.p.attention)) {
     // Reads Q, K, V and writes O; the softmax statistics are negligible.
     out.compute(prefix + "attention", phase, flash_work(g, 1.0, 2.0, 2.0, false));
@@ -106,6 +116,7 @@ void append_attention_forward(const PassGeometry& g, const std::string& prefix, 
 // dropped the s^2 tensors; FlashAttention's backward recomputes the scores
 // already (counted in kAttentionBackwardFlopsRatio), so it adds nothing there.
 void append_attention_backward(const PassGeometry& g, const std::string& prefix, OpList& out) {
+  if (g.context_parallel()) return append_context_attention_backward(g, prefix, out);
   if (is_fused(g.p.attention)) {
     // Reads Q, K, V, O, dO and writes dQ, dK, dV.
     out.compute(prefix + "attention.bwd", OpPhase::backward,

@@ -18,7 +18,7 @@ double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
 DataParallelSync::DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group, std::uint32_t expert_dp_group)
     : spec_(spec),
       split_(spec.parallel.expert > 1),
-      dense_{dp_group, spec.parallel.data, "", 0.0, 0},
+      dense_{dp_group, spec.parallel.gradient_replicas(), "", 0.0, 0},
       experts_{expert_dp_group, split_ ? spec.parallel.expert_data() : 1, "experts.", 0.0, 0} {}
 
 OpIndex DataParallelSync::collective(RankOps& ops, const Lane& lane, std::string name, OpPhase phase, CollectiveOp op,

@@ -26,8 +26,35 @@ constexpr double kScoreTerm = 5.0;           // softmax output 2, dropout mask 1
 constexpr double kScoreTermNoDropout = 2.0;  // softmax output only
 constexpr double kLayerInputPerToken = 2.0;  // what full recompute keeps
 
+// Context parallelism keeps s/cp positions per rank (context_parallel.hpp).
+std::int64_t local_positions(const WorkloadSpec& spec) { return spec.model.seq_len / spec.parallel.context; }
+
 double sbh(const WorkloadSpec& spec) {
-  return static_cast<double>(spec.micro_batch * spec.model.seq_len * spec.model.hidden);
+  return static_cast<double>(spec.micro_batch * local_positions(spec) * spec.model.hidden);
+}
+
+// The K/V buffers context parallelism holds beside one layer's attention,
+// per TP rank. ring: the block being computed on and the one arriving
+// (double-buffered), and in backward as many dK/dV accumulators: four
+// blocks of s/cp positions. all_gather: the gathered K and V of all s
+// positions, and in backward their gradient before the reduce-scatter.
+// all_to_all: Q, K, V and O re-laid out by the all-to-alls, as large as the
+// rank's own.
+double context_buffer_bytes(const WorkloadSpec& spec) {
+  const auto& p = spec.parallel;
+  if (p.context == 1) return 0.0;
+  const auto& m = spec.model;
+  const double kv_width = static_cast<double>(m.kv_width()) / static_cast<double>(p.tensor);
+  const double q_width = static_cast<double>(m.hidden) / static_cast<double>(p.tensor);
+  const double element = bytes_per_element(spec.precision);
+  const double local = static_cast<double>(spec.micro_batch * local_positions(spec));
+  switch (p.context_algorithm) {
+    case ContextAlgorithm::ring: return 4.0 * local * 2.0 * kv_width * element;
+    case ContextAlgorithm::all_gather:
+      return 2.0 * static_cast<double>(spec.micro_batch * m.seq_len) * 2.0 * kv_width * element;
+    case ContextAlgorithm::all_to_all: return local * (2.0 * q_width + 2.0 * kv_width) * element;
+  }
+  return 0.0;
 }
 
 // Korthikanti's 24 bytes per s*b*h for GPT, generalised: Q (2), K and V
@@ -99,7 +126,8 @@ double full_layer_bytes(const WorkloadSpec& spec) {
 double kept(const WorkloadSpec& spec, double params, double expert_params, bool sharded) {
   if (!sharded) return params;
   const auto& p = spec.parallel;
-  return (params - expert_params) / static_cast<double>(p.data) + expert_params / static_cast<double>(p.expert_data());
+  return (params - expert_params) / static_cast<double>(p.gradient_replicas()) +
+         expert_params / static_cast<double>(p.expert_data());
 }
 
 std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, double expert_params,
@@ -143,7 +171,7 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
 // The logits and the fp32 softmax of the loss, per micro-batch, on the rank
 // that computes the loss.
 double loss_buffer_bytes(const WorkloadSpec& spec, double replicas) {
-  const double tokens = static_cast<double>(spec.micro_batch * spec.model.seq_len) * replicas;
+  const double tokens = static_cast<double>(spec.micro_batch * local_positions(spec)) * replicas;
   const double vocab = static_cast<double>(spec.model.vocab) / static_cast<double>(spec.parallel.tensor);
   return tokens * vocab * (bytes_per_element(spec.precision) + kFp32Bytes);
 }
@@ -176,7 +204,7 @@ void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& 
     move_to_host(row, "optimizer_states", item(row, "optimizer_states").bytes);
     MemoryUse& gradients = item(row, "gradients");
     row.host_items.push_back({"gradients", gradients.bytes});
-    if (spec.parallel.data == 1 && spec.grad_accum == 1) {
+    if (spec.parallel.gradient_replicas() == 1 && spec.grad_accum == 1) {
       const double buffers = 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.ddp.grad_dtype);
       gradients.bytes = std::min(gradients.bytes, buffers);
     }
@@ -213,9 +241,10 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   row.items.push_back({"activations", static_cast<double>(row.in_flight) * layers * layer_activation_bytes(spec)});
   double temporary = 0.0;
   if (spec.recompute == ActivationRecompute::full) temporary += full_layer_bytes(spec);  // the layer being recomputed
+  temporary += context_buffer_bytes(spec);
   if (stage == par.pipeline - 1) temporary += loss_buffer_bytes(spec, 1.0);
   // ZeRO-3/FSDP hold the unit being computed and the one being prefetched.
-  if (shards_weights(spec.strategy) && par.data > 1) {
+  if (shards_weights(spec.strategy) && par.gradient_replicas() > 1) {
     temporary += 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.precision);
   }
   row.items.push_back({"temporary", temporary});

@@ -24,6 +24,11 @@
 //   selective:      the 5*a*s^2*b/t score term is not kept
 //   full:           2*s*b*h per layer (its input; /t with SP), plus one
 //                   layer's full set while it is recomputed
+// Context parallelism (cp ranks) keeps s/cp positions per rank, so every
+// term with s is divided by cp, and `temporary` adds the K/V buffers in
+// flight around one layer's attention (context_buffer_bytes: 4 blocks of
+// s/cp positions for ring, the gathered K/V and their gradient for
+// all_gather).
 // With FlashAttention no score tensor exists (term 0); without dropout the
 // masks go: 10 -> 8 and 5 -> 2 (only the softmax output remains).
 // In-flight passes come from the stage's schedule (GPipe: m; 1F1B: p - stage;

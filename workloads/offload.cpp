@@ -30,7 +30,8 @@ Offload parse_offload(const ConfigNode& node) {
   return Offload{to_cpu(node, "optimizer"), to_cpu(node, "activations")};
 }
 
-OffloadOps::OffloadOps(const WorkloadSpec& spec) : spec_(spec), per_unit_gradients_(spec.parallel.data == 1) {}
+OffloadOps::OffloadOps(const WorkloadSpec& spec)
+    : spec_(spec), per_unit_gradients_(spec.parallel.gradient_replicas() == 1) {}
 
 OffloadOps::Pass& OffloadOps::pass_of(const std::string& pass, std::size_t u) {
   auto at = std::find_if(passes_.begin(), passes_.end(), [&](const auto& p) { return p.first == pass; });

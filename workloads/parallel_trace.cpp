@@ -1,6 +1,7 @@
 #include "workloads/parallel_trace.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "workloads/data_parallel_sync.hpp"
@@ -22,12 +23,25 @@ struct ChunkOps {
 
 // Every rank of a stage runs the same program; it names its process groups
 // and pipeline neighbours by these slots, which each rank binds. The expert
-// slots exist only under expert parallelism; the embedding pair's slot
-// follows the last slot the plan has.
+// slots exist only under expert parallelism, the context slot only under
+// context parallelism; the embedding pair's slot follows the last slot the
+// plan has. The data group is the data x context ranks (those holding the
+// same weights).
 enum GroupSlot : std::uint32_t { kTensorGroup = 0, kDataGroup = 1, kExpertGroup = 2, kExpertDataGroup = 3 };
 
-std::uint32_t embedding_slot(const WorkloadSpec& spec) { return spec.parallel.expert > 1 ? 4 : 2; }
-enum PeerSlot : std::uint32_t { kPreviousStage = 0, kNextStage = 1, kNextTensorRank = 2, kPreviousTensorRank = 3 };
+std::uint32_t context_slot(const WorkloadSpec& spec) { return spec.parallel.expert > 1 ? 4 : 2; }
+std::uint32_t embedding_slot(const WorkloadSpec& spec) {
+  return context_slot(spec) + (spec.parallel.context > 1 ? 1 : 0);
+}
+// The CP ring's neighbours exist only under context parallelism.
+enum PeerSlot : std::uint32_t {
+  kPreviousStage = 0,
+  kNextStage = 1,
+  kNextTensorRank = 2,
+  kPreviousTensorRank = 3,
+  kNextContextRank = 4,
+  kPreviousContextRank = 5
+};
 
 // Everything one stage's program is built from.
 struct StagePlan {
@@ -69,9 +83,53 @@ OpIndex emit_ring_step(RankOps& ops, const ModelOp& op, const std::string& prefi
   return ops.other(Op{prefix + op.name, op.phase, Stream::overlap, {}, receive}, op.comm->consumer_offset);
 }
 
-void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::string& prefix) {
-  std::optional<OpIndex> ring_receive;  // the running ring exchange's last receive
+// A context-parallel ring step (context_parallel.hpp): the send forwards
+// what the exchange's previous step received, or starts the exchange after
+// the last compute op; a dK/dV send also waits for the block it adds to.
+// The receive, on the overlap stream, feeds the compute op the offset names.
+OpIndex emit_context_ring_step(RankOps& ops, const ModelOp& op, const std::string& prefix,
+                               std::optional<OpIndex> previous_receive) {
+  std::vector<OpIndex> ready = previous_receive ? std::vector<OpIndex>{*previous_receive} : std::vector<OpIndex>{};
+  if (!previous_receive || op.comm->ring == ContextRing::dkv) {
+    for (OpIndex last : ops.deps_on_last_compute()) ready.push_back(last);
+  }
+  const PeerTransfer send{PeerTransfer::Side::send, kNextContextRank, op.comm->bytes, CommDimension::context};
+  ops.other(Op{prefix + op.name + ".send", op.phase, Stream::overlap_send, ready, send}, std::nullopt);
+  const PeerTransfer receive{PeerTransfer::Side::receive, kPreviousContextRank, op.comm->bytes, CommDimension::context};
+  const int consumer = op.comm->consumer_offset;
+  return ops.other(Op{prefix + op.name, op.phase, Stream::overlap, {}, receive},
+                   consumer < 0 ? std::nullopt : std::optional<int>(consumer));
+}
+
+std::uint32_t model_group_slot(const WorkloadSpec& spec, ModelGroup group) {
+  switch (group) {
+    case ModelGroup::expert: return kExpertGroup;
+    case ModelGroup::context: return context_slot(spec);
+    case ModelGroup::tensor: break;
+  }
+  return kTensorGroup;
+}
+
+CommDimension model_group_dimension(ModelGroup group) {
+  switch (group) {
+    case ModelGroup::expert: return CommDimension::expert;
+    case ModelGroup::context: return CommDimension::context;
+    case ModelGroup::tensor: break;
+  }
+  return CommDimension::tensor;
+}
+
+void emit_model_ops(const WorkloadSpec& spec, RankOps& ops, const std::vector<ModelOp>& list,
+                    const std::string& prefix) {
+  std::optional<OpIndex> ring_receive;                    // the running ring exchange's last receive
+  std::array<std::optional<OpIndex>, 2> context_receive;  // each CP ring exchange's last receive
   for (const auto& op : list) {
+    if (op.comm && op.comm->ring_step && op.comm->group == ModelGroup::context) {
+      auto& last = context_receive[static_cast<std::size_t>(op.comm->ring)];
+      if (op.comm->ring_start) last.reset();
+      last = emit_context_ring_step(ops, op, prefix, last);
+      continue;
+    }
     if (op.comm && op.comm->ring_step) {
       ring_receive = emit_ring_step(ops, op, prefix, ring_receive);
       continue;
@@ -81,21 +139,22 @@ void emit_model_ops(RankOps& ops, const std::vector<ModelOp>& list, const std::s
       ops.compute(prefix + op.name, op.phase, op.work);
       continue;
     }
-    const bool expert = op.comm->group == ModelGroup::expert;
-    const CollectiveCall call{op.comm->op, expert ? kExpertGroup : kTensorGroup, op.comm->bytes,
-                              expert ? CommDimension::expert : CommDimension::tensor};
+    const CollectiveCall call{op.comm->op, model_group_slot(spec, op.comm->group), op.comm->bytes,
+                              model_group_dimension(op.comm->group)};
     const Stream stream = op.comm->overlapped ? Stream::overlap : Stream::communication;
     ops.other(Op{prefix + op.name, op.phase, stream, ops.deps_on_last_compute(), call}, op.comm->consumer_offset);
   }
 }
 
-// Activations (or their gradients) crossing a stage boundary. With TP, each
-// TP rank sends only its 1/t slice and the receivers all-gather it over
-// NVLink (Megatron's scatter-gather optimisation; with SP the slice is the
-// rank's own sequence shard and needs no gather).
+// Activations (or their gradients) crossing a stage boundary: the rank's
+// s/cp positions. With TP, each TP rank sends only its 1/t slice and the
+// receivers all-gather it over NVLink (Megatron's scatter-gather
+// optimisation; with SP the slice is the rank's own sequence shard and
+// needs no gather).
 double boundary_bytes(const WorkloadSpec& spec) {
-  const double full = static_cast<double>(spec.micro_batch * spec.model.seq_len * spec.model.hidden) *
-                      bytes_per_element(spec.precision);
+  const std::int64_t positions = spec.model.seq_len / spec.parallel.context;
+  const double full =
+      static_cast<double>(spec.micro_batch * positions * spec.model.hidden) * bytes_per_element(spec.precision);
   return full / static_cast<double>(spec.parallel.tensor);
 }
 
@@ -130,7 +189,7 @@ void emit_forward(const StagePlan& plan, RankOps& ops, StageSync sync, const Pip
   for (std::size_t u = 0; u < c.chunk.units.size(); ++u) {
     sync.data.before_unit(ops, c.chunk.units[u], prefix, OpPhase::forward);
     sync.offload.before_forward(ops, prefix, u, c.chunk.units[u]);
-    emit_model_ops(ops, c.forward[u], prefix);
+    emit_model_ops(plan.spec, ops, c.forward[u], prefix);
     sync.offload.after_forward(ops, prefix, u, c.chunk.units[u]);
   }
   if (!c.chunk.last) send(plan, ops, prefix + "activations.send", OpPhase::forward, kNextStage);
@@ -144,7 +203,7 @@ void emit_backward(const StagePlan& plan, RankOps& ops, StageSync sync, const Pi
   for (std::size_t u = c.chunk.units.size(); u-- > 0;) {
     sync.data.before_unit(ops, c.chunk.units[u], prefix, OpPhase::backward);
     sync.offload.before_backward(ops, prefix, u, c.chunk.units);
-    emit_model_ops(ops, c.backward[u], prefix);
+    emit_model_ops(plan.spec, ops, c.backward[u], prefix);
     sync.data.after_unit_backward(ops, c.chunk.units[u], prefix, last_micro_batch);
     sync.offload.after_backward(ops, prefix, c.chunk.units[u], last_micro_batch);
   }
@@ -236,17 +295,20 @@ void bind_expert_groups(const WorkloadSpec& spec, const RankGrid& grid, std::uin
   out.groups.push_back(groups.id(expert_data, kExpertDataGroup));
 }
 
-// Binds a rank's slots: its TP and DP groups, its EP and expert-DP groups,
-// the embedding pair of the first and last stages, its neighbours up and
-// down the pipeline, and its neighbours in the TP ring (ring exchanges).
+// Binds a rank's slots: its TP and DP x CP groups, its EP and expert-DP
+// groups, its CP group, the embedding pair of the first and last stages, its
+// neighbours up and down the pipeline, and its neighbours in the TP ring
+// (ring exchanges) and in the CP ring.
 RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_t rank, GroupTable& groups) {
   const RankCoord at = grid.coord(rank);
   const std::int64_t p = spec.parallel.pipeline;
   RankTrace out;
   out.program = static_cast<std::uint32_t>(at.pipeline);
   out.groups = {groups.id(grid.group(rank, ParallelDim::tensor), kTensorGroup),
-                groups.id(grid.group(rank, ParallelDim::data), kDataGroup)};
+                groups.id(grid.data_context_group(rank), kDataGroup)};
   bind_expert_groups(spec, grid, rank, groups, out);
+  const std::vector<std::uint32_t> context = grid.group(rank, ParallelDim::context);
+  if (context.size() > 1) out.groups.push_back(groups.id(context, context_slot(spec)));
   auto at_stage = [&](std::int64_t stage) {
     RankCoord c = at;
     c.pipeline = (stage + p) % p;
@@ -259,6 +321,11 @@ RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_
   const auto me = std::find(tensor.begin(), tensor.end(), rank) - tensor.begin();
   out.peers = {at_stage(at.pipeline - 1), at_stage(at.pipeline + 1), tensor[static_cast<std::size_t>((me + 1) % t)],
                tensor[static_cast<std::size_t>((me + t - 1) % t)]};
+  if (context.size() > 1) {
+    const auto c = static_cast<std::int64_t>(context.size());
+    out.peers.push_back(context[static_cast<std::size_t>((at.context + 1) % c)]);
+    out.peers.push_back(context[static_cast<std::size_t>((at.context + c - 1) % c)]);
+  }
   return out;
 }
 

@@ -10,13 +10,16 @@
 namespace simctl {
 
 // Per-rank dimensions under Megatron TP (heads, MLP columns and the
-// vocabulary split t ways) and SP (norms, dropout and residuals on s/t rows).
+// vocabulary split t ways), SP (norms, dropout and residuals on s/t rows)
+// and CP (every op but attention's core on the rank's s/cp positions).
 struct PassGeometry {
   explicit PassGeometry(const PassShape& shape) : p(shape) {}
 
   const PassShape& p;
 
-  std::int64_t token_rows() const { return p.micro_batch * p.model.seq_len; }
+  // Sequence positions this rank works on: seq_len / context.
+  std::int64_t local_seq() const { return p.model.seq_len / p.context; }
+  std::int64_t token_rows() const { return p.micro_batch * local_seq(); }
   double tokens() const { return static_cast<double>(token_rows()); }
   // Rows the sequence-parallel regions work on (all of them without SP).
   double sequence_rows() const { return p.sequence ? tokens() / static_cast<double>(p.tensor) : tokens(); }
@@ -33,6 +36,7 @@ struct PassGeometry {
   // The full activation a TP collective moves: b*s*h values.
   double activation_bytes() const { return hidden_elements() * bytes_per_element(p.dtype); }
   bool tensor_parallel() const { return p.tensor > 1; }
+  bool context_parallel() const { return p.context > 1; }
 
   // A mixture of experts under EP e and TP t (Megatron-core's all-to-all
   // dispatcher): each rank routes its sequence rows, sending each token to
@@ -71,6 +75,15 @@ class OpList {
             ModelGroup group = ModelGroup::tensor, bool overlapped = false) {
     out_.push_back(ModelOp{
         std::move(name), phase, ComputeWork{}, {}, TensorComm{op, bytes, consumer_offset, group, overlapped, false}});
+  }
+  // One step of a context-parallel ring (context_parallel.hpp); a negative
+  // consumer_offset: no compute op waits for its receive.
+  void context_ring_step(std::string name, OpPhase phase, double bytes, int consumer_offset, ContextRing ring,
+                         bool start) {
+    TensorComm comm{CollectiveOp::all_gather, bytes, consumer_offset, ModelGroup::context, true, true};
+    comm.ring = ring;
+    comm.ring_start = start;
+    out_.push_back(ModelOp{std::move(name), phase, ComputeWork{}, {}, comm});
   }
   // One ring-exchange step over the TP group: `bytes` to the next rank,
   // as many from the previous.
@@ -145,6 +158,20 @@ void append_adapter_forward(const PassGeometry& g, const std::string& name, OpPh
 void append_adapter_backward(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
                              OpList& out);
 inline constexpr int kAdapterBackwardGemms = 4;
+
+// The block of attention a fused kernel computes: `queries` query positions
+// against `keys` key positions (causal: the masked half skipped) on `heads`
+// query heads and `kv_heads` key/value heads of this rank, for each of the
+// micro-batch's sequences.
+struct AttentionBlock {
+  std::int64_t queries = 0, keys = 0, heads = 0, kv_heads = 0;
+  bool causal = true;
+};
+// One fused attention kernel over `block`: `flops_ratio` times the forward's
+// products; it streams `query_tensors` query-sized tensors (Q, O, dO, dQ) and
+// `kv_tensors` key-sized ones (K, V, dK, dV).
+ComputeWork fused_attention_work(const PassGeometry& g, const AttentionBlock& block, double flops_ratio,
+                                 double query_tensors, double kv_tensors, bool backward);
 
 // Core attention of one block: FlashAttention or Megatron's unfused kernels.
 void append_attention_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out);

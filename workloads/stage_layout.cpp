@@ -52,7 +52,7 @@ ModelUnit layer_unit(const PassShape& base, std::int64_t layer) {
 double fp8_weight_cast_share(const WorkloadSpec& spec) {
   if (!shards_weights(spec.strategy)) return 1.0 / static_cast<double>(spec.grad_accum);
   const bool gathered_in_fp8 = spec.fp8 && spec.fp8->param_all_gather;
-  return gathered_in_fp8 ? 1.0 / static_cast<double>(spec.parallel.data) : 1.0;
+  return gathered_in_fp8 ? 1.0 / static_cast<double>(spec.parallel.gradient_replicas()) : 1.0;
 }
 
 // A unit's trainable parameters under `finetune`: a block's own unless
@@ -96,6 +96,8 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.sequence = spec.parallel.sequence && spec.parallel.tensor > 1;
   p.tp_comm_overlap = spec.parallel.tp_comm_overlap;
   p.expert = spec.parallel.expert;
+  p.context = spec.parallel.context;
+  p.context_algorithm = spec.parallel.context_algorithm;
   p.kernel_time_factor = spec.kernel_time_factor;
   p.fp8 = spec.fp8;
   p.finetune = spec.finetune;

@@ -48,7 +48,7 @@ constexpr std::string_view to_string(OpPhase p) {
 
 // Which parallel dimension a communication serves; the report splits
 // exposed communication by it.
-enum class CommDimension : std::uint8_t { data, tensor, pipeline, expert, other };
+enum class CommDimension : std::uint8_t { data, tensor, pipeline, expert, context, other };
 
 constexpr std::string_view to_string(CommDimension d) {
   switch (d) {
@@ -56,6 +56,7 @@ constexpr std::string_view to_string(CommDimension d) {
     case CommDimension::tensor: return "tensor";
     case CommDimension::pipeline: return "pipeline";
     case CommDimension::expert: return "expert";
+    case CommDimension::context: return "context";
     case CommDimension::other: return "other";
   }
   return "?";

@@ -30,10 +30,11 @@ inline constexpr Table<OpPhase, 7> kPhases{{{OpPhase::forward, "forward"},
                                             {OpPhase::host_copy, "host_copy"},
                                             {OpPhase::other, "other"}}};
 
-inline constexpr Table<CommDimension, 5> kDimensions{{{CommDimension::data, "data"},
+inline constexpr Table<CommDimension, 6> kDimensions{{{CommDimension::data, "data"},
                                                       {CommDimension::tensor, "tensor"},
                                                       {CommDimension::pipeline, "pipeline"},
                                                       {CommDimension::expert, "expert"},
+                                                      {CommDimension::context, "context"},
                                                       {CommDimension::other, "other"}}};
 
 // A copy's host buffer: is it pageable (staged by a CPU memcpy)?

@@ -31,6 +31,10 @@ void check_plan(const Trace& trace, const WorkloadSpec& spec, std::int64_t new_r
     refuse(
         "expert parallelism ties its groups to the data-parallel degree (experts / expert per rank, gradients "
         "summed over data / expert ranks); change parallel.data in the config instead");
+  if (p.context > 1)
+    refuse(
+        "context parallelism sums gradients over data * context ranks and ties its rings to them; change "
+        "parallel.data in the config instead");
   if (!p.gpus.empty() || !trace.gpu_of_rank.empty())
     refuse(
         "the plan places ranks on chosen GPUs (parallel.gpus), and new ranks would have no place; drop "

@@ -24,9 +24,15 @@
 namespace simctl {
 
 // Which of the rank's groups a model collective runs over: its tensor-parallel
-// group, or its expert-parallel group (a mixture of experts' token dispatch
-// and combine all-to-alls).
-enum class ModelGroup : std::uint8_t { tensor, expert };
+// group, its expert-parallel group (a mixture of experts' token dispatch
+// and combine all-to-alls), or its context-parallel group (attention over a
+// sequence split on CP ranks: context_parallel.hpp).
+enum class ModelGroup : std::uint8_t { tensor, expert, context };
+
+// A context-parallel ring step (ring attention) belongs to one of two
+// exchanges of a block: the K/V blocks travelling around the ring, or in
+// backward their dK/dV accumulators following them back to their owner.
+enum class ContextRing : std::uint8_t { kv, dkv };
 
 // A collective over the tensor-parallel (or expert-parallel) group. The compute op `consumer_offset`
 // places after the collective's position waits for it (0: the very next one);
@@ -44,6 +50,14 @@ struct TensorComm {
   // next rank of the TP group while as many come from the previous one
   // (`op` unused). The consumer waits for the receive.
   bool ring_step = false;
+  // A context-parallel ring step (group context): which exchange it
+  // continues, and whether it starts it (its send then waits for the last
+  // compute op; later steps forward what the exchange's previous step
+  // received). A dK/dV step's send also waits for the last compute op (the
+  // block it adds its share in). A negative consumer_offset: no compute op
+  // waits for the receive (only the exchange's next send does).
+  ContextRing ring = ContextRing::kv;
+  bool ring_start = false;
 };
 
 struct ModelOp {
@@ -76,6 +90,8 @@ struct PassShape {
   // TE userbuffers: each block's TP all-gathers and reduce-scatters split
   // into chunks pipelined with their GEMMs (tp_overlap.hpp); needs SP.
   bool tp_comm_overlap = false;
+  std::int64_t context = 1;  // CP degree: the sequence split this many ways (context_parallel.hpp)
+  ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };

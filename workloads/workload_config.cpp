@@ -19,6 +19,7 @@ constexpr std::int64_t kMaxMicroBatch = 65'536;
 constexpr std::int64_t kMaxGradAccum = 1'024;
 constexpr std::int64_t kMaxTensorParallel = 1'024;
 constexpr std::int64_t kMaxPipelineParallel = 1'024;
+constexpr std::int64_t kMaxContextParallel = 1'024;
 constexpr std::int64_t kMaxWorldSize = 65'536;
 
 DType parse_dtype_choice(const ConfigNode& node) {
@@ -64,9 +65,9 @@ void set_model(const ConfigNode& node, const ModelCatalogue& catalogue, Workload
 // The MLP, CNN and LSTM generators build pure data-parallel DDP traces only.
 void check_mlp_plan(const ConfigNode& node, const WorkloadSpec& spec) {
   const ParallelPlan& p = spec.parallel;
-  if (p.tensor > 1 || p.pipeline > 1 || p.expert > 1 || !p.gpus.empty()) {
+  if (p.tensor > 1 || p.pipeline > 1 || p.expert > 1 || p.context > 1 || !p.gpus.empty()) {
     node.child("parallel")
-        .fail("an MLP, CNN or LSTM model runs data parallelism only (no tensor, pipeline, expert or gpus)");
+        .fail("an MLP, CNN or LSTM model runs data parallelism only (no tensor, pipeline, expert, context or gpus)");
   }
   if (spec.strategy != Strategy::ddp)
     node.child("strategy").fail("an MLP, CNN or LSTM model supports strategy ddp only");
@@ -95,6 +96,9 @@ constexpr WordTable<AttentionKernel, 5> kAttentionWords{{{AttentionKernel::flash
                                                          {AttentionKernel::cudnn, "cudnn"},
                                                          {AttentionKernel::unfused, "unfused"},
                                                          {AttentionKernel::flash2, "flash"}}};
+constexpr WordTable<ContextAlgorithm, 3> kContextWords{{{ContextAlgorithm::ring, "ring"},
+                                                        {ContextAlgorithm::all_gather, "all_gather"},
+                                                        {ContextAlgorithm::all_to_all, "all_to_all"}}};
 
 template <class Enum, std::size_t N>
 Enum parse_word(const ConfigNode& node, const WordTable<Enum, N>& table) {
@@ -140,7 +144,7 @@ std::array<ParallelDim, 3> parse_order(const ConfigNode& node) {
 std::vector<std::uint32_t> parse_gpu_list(const ConfigNode& node, std::int64_t world) {
   const auto items = node.elements();
   if (static_cast<std::int64_t>(items.size()) != world) {
-    node.fail("lists " + std::to_string(items.size()) + " GPUs but the plan has data * tensor * pipeline = " +
+    node.fail("lists " + std::to_string(items.size()) + " GPUs but the plan has data * context * tensor * pipeline = " +
               std::to_string(world) + " ranks; give one GPU index per rank");
   }
   std::vector<std::uint32_t> gpus;
@@ -163,12 +167,14 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
   if (node.has("tensor")) plan.tensor = bounded_positive_integer(node, "tensor", kMaxTensorParallel);
   if (node.has("pipeline")) plan.pipeline = bounded_positive_integer(node, "pipeline", kMaxPipelineParallel);
   if (node.has("expert")) plan.expert = bounded_positive_integer(node, "expert", kMaxDataParallel);
+  if (node.has("context")) plan.context = bounded_positive_integer(node, "context", kMaxContextParallel);
+  if (auto a = node.optional_child("context_algorithm")) plan.context_algorithm = parse_word(*a, kContextWords);
   plan.sequence = node.bool_or("sequence", false);
   plan.tp_comm_overlap = node.bool_or("tp_comm_overlap", false);
   if (auto s = node.optional_child("schedule")) plan.schedule = parse_schedule(*s);
   if (node.has("virtual_stages")) plan.virtual_stages = bounded_positive_integer(node, "virtual_stages", 64);
   if (plan.world_size() > kMaxWorldSize) {
-    node.fail("data * tensor * pipeline = " + std::to_string(plan.world_size()) + " ranks; at most " +
+    node.fail("data * context * tensor * pipeline = " + std::to_string(plan.world_size()) + " ranks; at most " +
               std::to_string(kMaxWorldSize) + " are supported");
   }
   if (auto o = node.optional_child("order")) plan.order = parse_order(*o);
@@ -369,6 +375,57 @@ void check_experts_fit(const ConfigNode& node, const WorkloadSpec& spec) {
   }
 }
 
+// The sequence positions one CP rank's share must be a whole multiple of:
+// ring and all_gather give each rank two chunks (Megatron's load balancing
+// of the causal mask: chunks r and 2c-1-r), so 2 * context; all_to_all
+// splits it evenly; sequence parallelism then splits a rank's rows over TP.
+std::int64_t context_sequence_divisor(const ParallelPlan& p) {
+  const std::int64_t chunks = p.context_algorithm == ContextAlgorithm::all_to_all ? p.context : 2 * p.context;
+  return chunks * (p.sequence && p.tensor > 1 ? p.tensor : 1);
+}
+
+// Context parallelism splits a transformer's sequence (context_parallel.hpp).
+void check_context(const ConfigNode& node, const WorkloadSpec& spec) {
+  const ParallelPlan& p = spec.parallel;
+  const TransformerSpec& m = spec.model;
+  if (p.context == 1) return;
+  const std::string cp = "context = " + std::to_string(p.context);
+  const std::int64_t divisor = context_sequence_divisor(p);
+  if (m.seq_len % divisor != 0) {
+    const bool two = p.context_algorithm != ContextAlgorithm::all_to_all;
+    const bool sp = p.sequence && p.tensor > 1;
+    parallel_field(node, "context")
+        .fail(cp + " does not divide the sequence: seq_len " + std::to_string(m.seq_len) + " must be a multiple of " +
+              (two ? "2 * context" : "context") + (sp ? " * tensor" : "") + " = " + std::to_string(divisor) +
+              (two ? " (context_algorithm " + std::string(config_word(p.context_algorithm)) +
+                         " gives each CP rank two chunks of the sequence to balance the causal mask)"
+                   : "") +
+              "; choose a context that divides it or a longer seq_len");
+  }
+  if (p.context_algorithm == ContextAlgorithm::all_to_all) {
+    const std::int64_t heads = m.heads / p.tensor, kv_heads = m.kv_heads / p.tensor;
+    if (heads % p.context != 0 || kv_heads % p.context != 0) {
+      parallel_field(node, "context")
+          .fail(cp +
+                " with context_algorithm all_to_all (Ulysses) splits each TP rank's heads over the CP ranks, "
+                "so it must divide heads / tensor = " +
+                std::to_string(heads) + " and kv_heads / tensor = " + std::to_string(kv_heads) +
+                valid_divisors({heads, kv_heads}) + "; or use context_algorithm: ring");
+    }
+  }
+  if (m.moe()) {
+    parallel_field(node, "context")
+        .fail(cp + " with a mixture of experts ('" + m.name + "') is not modelled; use context: 1 or a dense model");
+  }
+  if (spec.attention_given && spec.attention == AttentionKernel::unfused) {
+    node.child("attention")
+        .fail(
+            "context parallelism runs blockwise fused attention (Transformer Engine's flash or cuDNN kernels); "
+            "attention: unfused is not supported with " +
+            cp + "; use flash2, flash3 or cudnn");
+  }
+}
+
 // `precision: fp8` trains as Transformer Engine does (fp8_training.hpp):
 // bf16 stays the precision of everything but the linear layers' GEMMs.
 void set_precision(const ConfigNode& node, WorkloadSpec& spec) {
@@ -445,13 +502,14 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
         .fail("interleaved 1F1B (as Megatron-LM) needs pipeline >= 3 and micro-batches per step (" +
               std::to_string(spec.grad_accum) + ") a multiple of pipeline (" + std::to_string(p.pipeline) + ")");
   }
-  if (spec.strategy == Strategy::data_parallel && (p.tensor > 1 || p.pipeline > 1 || p.expert > 1)) {
+  if (spec.strategy == Strategy::data_parallel && (p.tensor > 1 || p.pipeline > 1 || p.expert > 1 || p.context > 1)) {
     node.child("strategy")
         .fail(
             "data_parallel (PyTorch nn.DataParallel) runs data parallelism only; "
-            "use ddp, zero1-3 or fsdp with tensor, pipeline or expert parallelism");
+            "use ddp, zero1-3 or fsdp with tensor, pipeline, expert or context parallelism");
   }
   check_experts_fit(node, spec);
+  check_context(node, spec);
 }
 
 }  // namespace
@@ -511,5 +569,6 @@ std::string_view config_word(PipelineSchedule schedule) { return word_of(schedul
 std::string_view config_word(Strategy strategy) { return word_of(strategy, kStrategyWords); }
 std::string_view config_word(ActivationRecompute recompute) { return word_of(recompute, kRecomputeWords); }
 std::string_view config_word(AttentionKernel kernel) { return word_of(kernel, kAttentionWords); }
+std::string_view config_word(ContextAlgorithm algorithm) { return word_of(algorithm, kContextWords); }
 
 }  // namespace simctl

@@ -25,7 +25,14 @@
 namespace simctl {
 
 // The parallel dimensions a rank's coordinates run over.
-enum class ParallelDim : std::uint8_t { tensor, data, pipeline };
+enum class ParallelDim : std::uint8_t { tensor, data, pipeline, context };
+
+// How context parallelism runs attention over a sequence split on CP ranks
+// (context_parallel.hpp): ring (Megatron-Core's p2p: K/V blocks passed
+// around the CP ring beside the blockwise attention), all_gather (Llama 3:
+// K/V gathered whole before attention) or all_to_all (DeepSpeed-Ulysses:
+// heads and sequence swapped by all-to-alls around attention).
+enum class ContextAlgorithm : std::uint8_t { ring, all_gather, all_to_all };
 
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
 
@@ -45,15 +52,25 @@ struct ParallelPlan {
   // expert-data-parallel group, where expert gradients are summed. The world
   // stays data * tensor * pipeline.
   std::int64_t expert = 1;
+  // Context parallelism (CP): each sequence split over `context` ranks that
+  // hold the same weights; their gradients are summed with the data-parallel
+  // replicas' (Megatron's data_parallel_group_with_cp). The world is
+  // data * context * tensor * pipeline.
+  std::int64_t context = 1;
+  ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   std::int64_t virtual_stages = 1;  // model chunks per stage (interleaved 1F1B)
   // Rank numbering, fastest-varying dimension first: Megatron's default puts
   // TP ranks next to each other, so with GPUs numbered node by node a TP group
-  // stays inside a node.
+  // stays inside a node. CP ranks always come right after tensor (Megatron's
+  // tp-cp-ep-dp-pp), wherever tensor is in this order.
   std::array<ParallelDim, 3> order{ParallelDim::tensor, ParallelDim::data, ParallelDim::pipeline};
   std::vector<std::uint32_t> gpus;  // rank -> GPU index; empty = rank r on GPU r
 
-  std::int64_t world_size() const { return data * tensor * pipeline; }
+  std::int64_t world_size() const { return data * context * tensor * pipeline; }
+  // Ranks holding the same weights, over which gradients are summed (and
+  // ZeRO shards): the data-parallel replicas times the CP ranks.
+  std::int64_t gradient_replicas() const { return data * context; }
   std::int64_t expert_data() const { return data / expert; }  // replicas of each expert
 };
 
@@ -81,6 +98,7 @@ std::string_view config_word(ActivationRecompute recompute);
 // scale-mask-softmax and a dropout, all over the full b*a*s^2 score tensor.
 enum class AttentionKernel : std::uint8_t { flash2, flash3, cudnn, unfused };
 std::string_view config_word(AttentionKernel kernel);
+std::string_view config_word(ContextAlgorithm algorithm);
 
 // PyTorch DistributedDataParallel's knobs.
 struct DdpOptions {

@@ -41,6 +41,7 @@ Breakdown breakdown_of(const PointMetrics& m) {
       case Category::comm_tensor:
       case Category::comm_pipeline:
       case Category::comm_expert:
+      case Category::comm_context:
       case Category::comm_other: b.exposed_comm_ms += ms; break;
       case Category::pipeline_bubble: b.bubble_ms += ms; break;
       default: b.other_ms += ms; break;

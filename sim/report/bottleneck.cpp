@@ -84,6 +84,7 @@ std::string dimension_words(CommDimension d) {
     case CommDimension::tensor: return "tensor-parallel";
     case CommDimension::pipeline: return "pipeline";
     case CommDimension::expert: return "expert-parallel";
+    case CommDimension::context: return "context-parallel";
     case CommDimension::other: return "other";
   }
   return "other";

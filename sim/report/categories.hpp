@@ -20,6 +20,7 @@ enum class Category : std::uint8_t {
   comm_tensor,
   comm_pipeline,
   comm_expert,
+  comm_context,
   comm_other,
   data_loading,     // storage -> host reads, input pipeline
   host_copy,        // host <-> device copies
@@ -27,7 +28,7 @@ enum class Category : std::uint8_t {
   waiting,          // waiting on other ranks or dependencies, not pipeline
 };
 
-inline constexpr std::size_t kCategoryCount = 13;
+inline constexpr std::size_t kCategoryCount = 14;
 
 inline constexpr std::array<Category, kCategoryCount> kAllCategories{Category::compute_bound,
                                                                      Category::compute_memory_bound,
@@ -37,6 +38,7 @@ inline constexpr std::array<Category, kCategoryCount> kAllCategories{Category::c
                                                                      Category::comm_tensor,
                                                                      Category::comm_pipeline,
                                                                      Category::comm_expert,
+                                                                     Category::comm_context,
                                                                      Category::comm_other,
                                                                      Category::data_loading,
                                                                      Category::host_copy,
@@ -53,6 +55,7 @@ constexpr std::string_view to_string(Category c) {
     case Category::comm_tensor: return "comm_tensor";
     case Category::comm_pipeline: return "comm_pipeline";
     case Category::comm_expert: return "comm_expert";
+    case Category::comm_context: return "comm_context";
     case Category::comm_other: return "comm_other";
     case Category::data_loading: return "data_loading";
     case Category::host_copy: return "host_copy";
@@ -68,6 +71,7 @@ constexpr Category comm_category(CommDimension d) {
     case CommDimension::tensor: return Category::comm_tensor;
     case CommDimension::pipeline: return Category::comm_pipeline;
     case CommDimension::expert: return Category::comm_expert;
+    case CommDimension::context: return Category::comm_context;
     case CommDimension::other: return Category::comm_other;
   }
   return Category::comm_other;
@@ -77,19 +81,21 @@ constexpr bool is_compute(Category c) { return c <= Category::optimizer; }
 constexpr bool is_communication(Category c) { return c >= Category::comm_data && c <= Category::comm_other; }
 constexpr bool is_copy(Category c) { return c == Category::data_loading || c == Category::host_copy; }
 
-// "DP", "TP", "PP", "EP": how the report and messages name a dimension's groups.
+// "DP", "TP", "PP", "EP", "CP": how the report and messages name a dimension's groups.
 constexpr std::string_view abbreviation(CommDimension d) {
   switch (d) {
     case CommDimension::data: return "DP";
     case CommDimension::tensor: return "TP";
     case CommDimension::pipeline: return "PP";
     case CommDimension::expert: return "EP";
+    case CommDimension::context: return "CP";
     case CommDimension::other: return "other";
   }
   return "?";
 }
 
-inline constexpr std::array<CommDimension, 5> kAllDimensions{
-    CommDimension::data, CommDimension::tensor, CommDimension::pipeline, CommDimension::expert, CommDimension::other};
+inline constexpr std::array<CommDimension, 6> kAllDimensions{CommDimension::data,     CommDimension::tensor,
+                                                             CommDimension::pipeline, CommDimension::expert,
+                                                             CommDimension::context,  CommDimension::other};
 
 }  // namespace simctl

@@ -57,6 +57,7 @@ std::string breakdown_table(const StepReport& r) {
   out += row("  tensor parallel (TP)", b[Category::comm_tensor], b.step);
   out += row("  pipeline parallel (PP)", b[Category::comm_pipeline], b.step);
   out += row("  expert parallel (EP)", b[Category::comm_expert], b.step);
+  out += row("  context parallel (CP)", b[Category::comm_context], b.step);
   out += row("  other", b[Category::comm_other], b.step);
   out += row("pipeline bubble", b[Category::pipeline_bubble], b.step);
   out += row("data loading", b[Category::data_loading], b.step);

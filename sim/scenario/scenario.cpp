@@ -56,7 +56,8 @@ ConfigOverrides apply_root_overrides(const ConfigNode& root, const ConfigOverrid
 // largest dimension the user wrote.
 ConfigNode world_size_field(const ConfigNode& workload_node, const ParallelPlan& p) {
   const ConfigNode parallel = workload_node.child("parallel");
-  if (p.tensor == 1 && p.pipeline == 1) return parallel.child("data");
+  if (p.tensor == 1 && p.pipeline == 1 && p.context == 1) return parallel.child("data");
+  if (p.context > p.pipeline && p.context >= p.tensor && p.context >= p.data) return parallel.child("context");
   if (p.pipeline >= p.tensor && p.pipeline >= p.data) return parallel.child("pipeline");
   if (p.tensor >= p.data) return parallel.child("tensor");
   return parallel.has("data") ? parallel.child("data") : parallel;
@@ -68,11 +69,13 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
   const auto gpus = static_cast<std::int64_t>(system.gpus().size());
   const ParallelPlan& p = workload.parallel;
   if (p.world_size() > gpus) {
-    const std::string what = p.tensor == 1 && p.pipeline == 1
+    const std::string context = p.context > 1 ? " * context" : "";
+    const std::string context_size = p.context > 1 ? " * " + std::to_string(p.context) : "";
+    const std::string what = p.tensor == 1 && p.pipeline == 1 && p.context == 1
                                  ? std::to_string(p.data) + " data-parallel ranks"
-                                 : "data * tensor * pipeline = " + std::to_string(p.data) + " * " +
-                                       std::to_string(p.tensor) + " * " + std::to_string(p.pipeline) + " = " +
-                                       std::to_string(p.world_size()) + " ranks";
+                                 : "data" + context + " * tensor * pipeline = " + std::to_string(p.data) +
+                                       context_size + " * " + std::to_string(p.tensor) + " * " +
+                                       std::to_string(p.pipeline) + " = " + std::to_string(p.world_size()) + " ranks";
     world_size_field(workload_node, p)
         .fail("asks for " + what + " but system '" + system.name() + "' has " + std::to_string(gpus) +
               " GPUs; use at most " + std::to_string(gpus));
@@ -110,7 +113,8 @@ void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, cons
 }
 
 Trace build_trace(const WorkloadSpec& w, int ranks) {
-  const bool pure_data = w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1;
+  const bool pure_data =
+      w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1 && w.parallel.context == 1;
   if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
   // The parallel builder places offload copies; the flat DDP one does not.
   // The parallel builder also knows frozen weights and adapters (fine-tuning).
@@ -159,11 +163,14 @@ std::string strategy_name(Strategy s) {
 std::string describe_plan(const WorkloadSpec& w, int ranks) {
   const ParallelPlan& p = w.parallel;
   const std::string experts = p.expert > 1 ? " with EP " + std::to_string(p.expert) : "";
-  if (p.tensor == 1 && p.pipeline == 1) {
+  if (p.tensor == 1 && p.pipeline == 1 && p.context == 1) {
     return strategy_name(w.strategy) + " over " + std::to_string(ranks) + " GPUs" + experts;
   }
   const char* schedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
-  std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + " x PP " +
+  const std::string context =
+      p.context > 1 ? " x CP " + std::to_string(p.context) + " (" + std::string(config_word(p.context_algorithm)) + ")"
+                    : "";
+  std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + context + " x PP " +
                      std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
                      (p.virtual_stages > 1 ? ", v=" + std::to_string(p.virtual_stages) : "") + ") x DP " +
                      std::to_string(p.data) + experts + " " + strategy_name(w.strategy) + " = " +

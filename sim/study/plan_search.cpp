@@ -265,7 +265,8 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
     result.max_tensor = gpus_per_node(base.system);
     result.global_batch = base.workload.global_batch;
     result.base_plan = plan_of(base.workload);
-    PlanSpace space = enumerate_plans(base.workload, result.world, result.max_tensor);
+    // The config's context parallelism stays: plans split the GPUs left per CP rank.
+    PlanSpace space = enumerate_plans(base.workload, result.world / base.workload.parallel.context, result.max_tensor);
     result.counts.skipped_batch = space.skipped_batch;
     std::vector<Candidate> candidates;
     candidates.reserve(space.plans.size() + 1);

@@ -161,3 +161,31 @@ TEST_CASE("offload that does not fit in the host's memory gives the numbers", "[
   CHECK_THAT(message,
              Catch::Contains("out of host memory") && Catch::Contains("104.7 GiB") && Catch::Contains("59.6 GiB"));
 }
+
+// Context parallelism: gpt2-small has 12 heads and 1024-token sequences.
+TEST_CASE("context parallelism that does not divide the sequence", "[plans][bad-input][context]") {
+  check_rejected({"cp_sequence", "  parallel: {data: 2, context: 3}\n  micro_batch: 1\n", 5,
+                  "workload.parallel.context", "seq_len 1024 must be a multiple of 2 * context = 6"});
+}
+
+TEST_CASE("Ulysses context parallelism whose degree does not divide the heads", "[plans][bad-input][context]") {
+  check_rejected({"cp_heads", "  parallel: {context: 8, context_algorithm: all_to_all}\n  micro_batch: 1\n", 5,
+                  "workload.parallel.context",
+                  "must divide heads / tensor = 12 and kv_heads / tensor = 12; valid: 1, 2, "
+                  "3, 4, 6, 12"});
+}
+
+TEST_CASE("context x tensor x pipeline x data beyond the system's GPUs", "[plans][bad-input][context]") {
+  check_rejected({"cp_world", "  parallel: {data: 2, tensor: 2, context: 4}\n  micro_batch: 1\n  global_batch: 2\n", 5,
+                  "workload.parallel.context", "data * context * tensor * pipeline = 2 * 4 * 2 * 1 = 16 ranks"});
+}
+
+TEST_CASE("context parallelism on a model without a sequence to split", "[plans][bad-input][context]") {
+  check_rejected({"cp_mlp", "  parallel: {data: 2, context: 2}\n  micro_batch: 1\n", 5, "workload.parallel",
+                  "runs data parallelism only (no tensor, pipeline, expert, context or gpus)", "mlp-33-512-10"});
+}
+
+TEST_CASE("an unknown context-parallel algorithm lists the valid ones", "[plans][bad-input][context]") {
+  check_rejected({"cp_algorithm", "  parallel: {context: 2, context_algorithm: ring_flash}\n  micro_batch: 1\n", 5,
+                  "workload.parallel.context_algorithm", "choose ring, all_gather or all_to_all"});
+}
