@@ -97,6 +97,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.tp_comm_overlap = spec.parallel.tp_comm_overlap;
   p.expert = spec.parallel.expert;
   p.kernel_time_factor = spec.kernel_time_factor;
+  p.loss_in_fp32 = spec.loss_in_fp32;
   p.fp8 = spec.fp8;
   p.finetune = spec.finetune;
   p.fp8_weight_cast_share = fp8_weight_cast_share(spec);

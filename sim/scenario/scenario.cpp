@@ -8,6 +8,7 @@
 #include "sim/config/config_schema.hpp"
 #include "sim/scenario/attention_choice.hpp"
 #include "sim/scenario/collective_settings.hpp"
+#include "sim/scenario/kernel_factor_choice.hpp"
 #include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
 #include "sim/topology/system_config.hpp"
@@ -329,7 +330,10 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     workload_node.child("task").fail("inference is memory-only for now; use `simctl memory`");
   }
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
-  if (!s.workload.inference) choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
+  if (!s.workload.inference) {
+    choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
+    choose_kernel_time_factor(s.workload, s.system, s.catalogue, ranks);
+  }
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // no trace to build: the memory estimate is all there is
     s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};
