@@ -212,7 +212,8 @@ double model_input_bytes_per_sample(const WorkloadSpec& spec) {
 }
 
 double adam_bytes_per_parameter(const WorkloadSpec& spec) {
-  double bytes = 24.0 + bytes_per_element(spec.ddp.grad_dtype);
+  const double grad_bytes = bytes_per_element(spec.ddp.grad_dtype);
+  double bytes = spec.optimizer_fused ? kFusedAdamStateBytes + grad_bytes : kUnfusedAdamStateBytes + 2.0 * grad_bytes;
   if (spec.precision != DType::fp32) bytes += bytes_per_element(spec.precision);
   return bytes;
 }

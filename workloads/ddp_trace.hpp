@@ -34,7 +34,22 @@ ComputeWork adam_step_work(const WorkloadSpec& spec);
 // and both moments read and written (24), the gradient read, and under mixed
 // precision the 16-bit model copy written (28 B for bf16). Memory-bound on a
 // GPU and on a host CPU alike (ZeRO-Offload's CPU Adam streams the same
-// tensors; Ren et al. 2021, Sec. 5.1).
+// tensors; Ren et al. 2021, Sec. 5.1). An unfused (for-loop) AdamW, which a
+// framework entry may say it runs (spec.optimizer_fused false), pays each of
+// its elementwise kernels' traffic instead: kUnfusedAdamStateBytes plus the
+// gradient read twice.
 double adam_bytes_per_parameter(const WorkloadSpec& spec);
+
+// A for-loop AdamW (Composer's DecoupledAdamW, torch.optim.AdamW with
+// foreach=False) runs nine elementwise kernels per tensor, each reading and
+// writing fp32: weight decay (param *=, 8 B), exp_avg *= and += grad (8 + 8),
+// exp_avg_sq *= and += grad^2 (8 + 8), sqrt, divide and + eps into a
+// temporary (8 + 8 + 8) and param += exp_avg / denom (16): 80 B a parameter
+// besides the gradient reads, against the fused kernel's 24. On our H100
+// (models/devices/measured/h100_sxm_kernels_2026-11-25.json) the for-loop
+// AdamW moved 28 B/param at 0.98-1.0 TB/s on 0.35-1.3 B parameters, the
+// fused one at 2.3-2.5 TB/s: the 2.6x this traffic ratio gives.
+inline constexpr double kUnfusedAdamStateBytes = 80.0;
+inline constexpr double kFusedAdamStateBytes = 24.0;
 
 }  // namespace simctl

@@ -99,6 +99,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.context = spec.parallel.context;
   p.context_algorithm = spec.parallel.context_algorithm;
   p.kernel_time_factor = spec.kernel_time_factor;
+  p.loss_in_fp32 = spec.loss_in_fp32;
   p.fp8 = spec.fp8;
   p.finetune = spec.finetune;
   p.fp8_weight_cast_share = fp8_weight_cast_share(spec);

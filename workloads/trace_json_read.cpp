@@ -254,6 +254,11 @@ class TraceReader : public FieldReader {
     w.backward = choice_or(j, path, "pass", names::kAttentionPass, false);
     w.causal = choice_or(j, path, "mask", names::kAttentionMask, false);
     if (j.contains("comm_sms")) w.comm_sms = comm_sms(j["comm_sms"], join(path, "comm_sms"));
+    if (j.contains("sustained")) {
+      const json& s = j["sustained"];
+      if (!s.is_boolean()) fail(join(path, "sustained"), describe(s) + " is not allowed; must be true or false");
+      w.sustained = s.get<bool>();
+    }
     return w;
   }
 

@@ -23,6 +23,7 @@ void add_work(ordered_json& j, const ComputeWork& w) {
   // The GEMM shape only where it is set: the compute model reads it for GEMMs.
   if (w.m != 0 || w.n != 0 || w.k != 0 || w.batch != 1) j["gemm"] = {w.m, w.n, w.k, w.batch};
   if (w.comm_sms != 0) j["comm_sms"] = w.comm_sms;
+  if (w.sustained) j["sustained"] = true;
   // Which fused kernel, pass and mask price an attention op; absent where default.
   if (w.kind != ComputeKind::attention) return;
   if (w.attention_kernel != FusedAttention::flash2)

@@ -92,6 +92,9 @@ struct PassShape {
   bool tp_comm_overlap = false;
   std::int64_t context = 1;  // CP degree: the sequence split this many ways (context_parallel.hpp)
   ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
+  // The loss runs in fp32 on an upcast copy of the logits (PyTorch autocast's
+  // cross_entropy) instead of one fused kernel in the pass dtype.
+  bool loss_in_fp32 = false;
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };
@@ -105,7 +108,8 @@ std::vector<ModelOp> forward_ops(const PassShape& shape);
 std::vector<ModelOp> backward_ops(const PassShape& shape);
 
 // Stretches a kernel's time by `factor` on both roofline sides (its FLOPs
-// and bytes become effective counts; the step's model FLOPs are unaffected).
+// and bytes become effective counts; the step's model FLOPs are unaffected)
+// and marks it a kernel of a sustained training step (ComputeWork::sustained).
 ComputeWork with_time_factor(ComputeWork work, double factor);
 
 // Causal attention: FlashAttention skips the masked upper triangle, so it

@@ -241,7 +241,16 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
       for (const auto& [architecture, kernel] : defaults->entries())
         spec.framework_attention[architecture] = parse_word(kernel, kAttentionWords);
     }
+    if (auto factors = entry.optional_child("kernel_time_factor_by_architecture")) {
+      for (const auto& [architecture, factor] : factors->entries()) {
+        const double value = factor.as_number();
+        if (value < 1.0) factor.fail("must be at least 1");
+        spec.framework_kernel_time_factor[architecture] = value;
+      }
+    }
     spec.framework_overlaps.tp_comm = entry.bool_or("tp_comm_overlap", false);
+    spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", false);
+    spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
     return;
   }
   node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));

@@ -152,7 +152,17 @@ struct WorkloadSpec {
   // What lives in host memory instead of the GPU's (offload.hpp).
   Offload offload;
   std::string framework = "ideal";
+  // The framework's kernel_time_factor; once the system is known, its
+  // kernel_time_factor_by_architecture entry for the ranks' GPUs replaces it
+  // (sim/scenario/kernel_factor_choice.hpp).
   double kernel_time_factor = 1.0;
+  std::map<std::string, double, std::less<>> framework_kernel_time_factor;
+  // The framework computes the loss (logits upcast, log-softmax, its
+  // gradient) in fp32 whatever the pass dtype, as PyTorch autocast does.
+  bool loss_in_fp32 = false;
+  // The framework's AdamW is one fused kernel (false: a for-loop over
+  // elementwise kernels; adam_bytes_per_parameter in ddp_trace.hpp).
+  bool optimizer_fused = true;
   // The framework's defaults for the overlaps a config may also set itself.
   struct FrameworkOverlaps {
     bool tp_comm = false;

@@ -48,6 +48,9 @@ ComputeEstimate estimate_compute(const GpuSpec& gpu, const ComputeWork& work) {
   }
   ComputeEstimate estimate;
   estimate.compute_time_s = work.flops > 0.0 ? work.flops / sustained_compute_rate(gpu, work) : 0.0;
+  if (work.sustained && (work.kind == ComputeKind::gemm || work.kind == ComputeKind::attention)) {
+    estimate.compute_time_s *= gpu.compute.sustained_tensor_slowdown;
+  }
   estimate.memory_time_s = work.memory_bytes / sustained_memory_bandwidth(gpu);
   estimate.memory_bound = estimate.memory_time_s > estimate.compute_time_s;
   const TimePs roofline = seconds_to_ps(std::max(estimate.compute_time_s, estimate.memory_time_s));

@@ -52,6 +52,12 @@ struct ComputeWork {
   // the SMs its communication leaves free): the op runs on the rest
   // (sm_share.hpp).
   int comm_sms = 0;
+  // A kernel of a training step, run back to back with the others for
+  // seconds: tensor-core kinds (gemm, attention) then run at the clock the
+  // GPU holds under its power cap, not the boost clock of a short burst
+  // (GpuComputeParams::sustained_tensor_slowdown). Kernels timed alone, as
+  // the kernel fits and their tests time them, leave it false.
+  bool sustained = false;
 };
 
 }  // namespace simctl

@@ -69,6 +69,11 @@ struct GpuComputeParams {
   int sm_count = 0;                // streaming multiprocessors (CUs on AMD)
   double memory_efficiency = 1.0;  // sustained / peak memory bandwidth (STREAM-like)
   double vector_efficiency = 1.0;  // sustained / peak of the non-tensor (CUDA-core) rate
+  // Time of a tensor-core kernel (gemm, attention) run back to back for
+  // seconds over its time in a short burst, which is how the GEMM and
+  // attention fits were measured: the clock drop under the power cap. 1 where
+  // not measured. Applies to ComputeWork::sustained kernels only.
+  double sustained_tensor_slowdown = 1.0;
   GemmEfficiencyParams gemm;
   AttentionEfficiencyParams attention;
 };

@@ -143,12 +143,18 @@ AttentionEfficiencyParams read_attention(const ConfigNode& block) {
 }
 
 void read_compute_model(const ConfigNode& block, GpuSpec& gpu) {
-  block.expect_keys(
-      {"sm_count", "launch_overhead", "memory_efficiency", "vector_efficiency", "gemm", "attention", "source"});
+  block.expect_keys({"sm_count", "launch_overhead", "memory_efficiency", "vector_efficiency",
+                     "sustained_tensor_slowdown", "gemm", "attention", "source"});
   gpu.compute.sm_count = static_cast<int>(block.positive_integer("sm_count"));
   gpu.launch_overhead = block.time("launch_overhead");
   gpu.compute.memory_efficiency = read_fraction(block, "memory_efficiency");
   gpu.compute.vector_efficiency = read_fraction(block, "vector_efficiency");
+  if (auto slowdown = block.optional_child("sustained_tensor_slowdown")) {
+    gpu.compute.sustained_tensor_slowdown = slowdown->as_number();
+    if (gpu.compute.sustained_tensor_slowdown < 1.0) {
+      slowdown->fail("must be at least 1 (a sustained kernel is not faster than a burst of it)");
+    }
+  }
   gpu.compute.gemm = read_gemm(block.child("gemm"), gpu.peak_rate);
   gpu.compute.attention = read_attention(block.child("attention"));
   gpu.sources["compute_model"] = read_source(block);

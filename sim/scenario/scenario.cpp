@@ -8,6 +8,7 @@
 #include "sim/config/config_schema.hpp"
 #include "sim/scenario/attention_choice.hpp"
 #include "sim/scenario/collective_settings.hpp"
+#include "sim/scenario/kernel_factor_choice.hpp"
 #include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
 #include "sim/topology/system_config.hpp"
@@ -350,7 +351,10 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   s.workload = shared ? parse_workload(workload_node, shared->models) : parse_workload(workload_node);
   if (s.workload.inference && !options.memory_only) check_inference_run(workload_node, s.workload);
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
-  if (!s.workload.inference) choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
+  if (!s.workload.inference) {
+    choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
+    choose_kernel_time_factor(s.workload, s.system, s.catalogue, ranks);
+  }
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // its steps' traces are built when it runs (inference_run.hpp)
     s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};

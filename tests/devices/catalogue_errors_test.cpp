@@ -81,6 +81,16 @@ TEST_CASE("efficiencies outside the unit interval and missing GEMM dtypes are re
              Catch::Contains("compute_model.gemm.max_efficiency") && Catch::Contains("bf16"));
 }
 
+TEST_CASE("a sustained tensor slowdown below 1 is refused at its field", "[devices][errors]") {
+  CHECK_THAT(
+      error_of(replaced("vector_efficiency: 0.8", "vector_efficiency: 0.8\n      sustained_tensor_slowdown: 0.9")),
+      Catch::Contains("compute_model.sustained_tensor_slowdown") && Catch::Contains("at least 1"));
+  auto ok = DeviceCatalogue::from_yaml(
+      replaced("vector_efficiency: 0.8", "vector_efficiency: 0.8\n      sustained_tensor_slowdown: 1.2"), "ok.yaml");
+  CHECK(ok.gpu("test-gpu").compute.sustained_tensor_slowdown == Approx(1.2));
+  CHECK(DeviceCatalogue::from_yaml(kGoodGpu, "good.yaml").gpu("test-gpu").compute.sustained_tensor_slowdown == 1.0);
+}
+
 TEST_CASE("unknown fields and sections and duplicate ids are refused", "[devices][errors]") {
   CHECK_THAT(error_of(replaced("name: Test GPU", "name: Test GPU\n    nmae: typo")),
              Catch::Contains("gpus.test-gpu.nmae") && Catch::Contains("valid fields"));

@@ -72,7 +72,9 @@ TEST_CASE("DDP over H100 and A100 nodes runs at the A100s' pace and says so", "[
   // takes each GPU type its own time.
   const double h100 = ps_to_seconds(report.per_rank[0].compute());
   const double a100 = ps_to_seconds(report.per_rank[16].compute());
-  CHECK(a100 > 2.0 * h100);
+  // (About 2x: the H100's tensor-core kernels run at its measured power-capped
+  // clock in a step, gpus.yaml sustained_tensor_slowdown, the A100's at the fit's.)
+  CHECK(a100 > 1.8 * h100);
   CHECK(report.per_rank[15].compute() == report.per_rank[0].compute());
   // The H100s wait for the A100s at every bucket all-reduce; the A100s hardly wait.
   // (Part of the gap shows as exposed communication: the all-reduces run at

@@ -1,0 +1,213 @@
+// What a training step adds to the isolated-kernel model: tensor-core
+// kernels at the clock a GPU holds under its power cap when they run back to
+// back, and a framework entry's (workloads/frameworks.yaml) costs: the loss
+// in fp32 under PyTorch autocast, a for-loop AdamW, and the kernel time
+// factor fitted per GPU generation. Each is checked against this project's
+// H100 measurements (models/devices/measured/).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <variant>
+
+#include "models/devices/compute_model.hpp"
+#include "models/devices/device_catalogue.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "workloads/ddp_trace.hpp"
+#include "workloads/transformer_ops.hpp"
+
+using namespace simctl;
+
+namespace {
+
+nlohmann::json measured(const std::string& file) {
+  std::ifstream in(std::string(SIMCTL_SOURCE_DIR) + "/models/devices/measured/" + file);
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in)["results"];
+}
+
+nlohmann::json measured_kernels() { return measured("h100_sxm_kernels_2026-11-25.json"); }
+
+ComputeWork bf16_gemm(std::int64_t m, std::int64_t n, std::int64_t k, bool sustained) {
+  ComputeWork w;
+  w.kind = ComputeKind::gemm;
+  w.dtype = DType::bf16;
+  w.m = m;
+  w.n = n;
+  w.k = k;
+  w.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  w.memory_bytes = 2.0 * static_cast<double>(m * k + k * n + m * n);
+  w.sustained = sustained;
+  return w;
+}
+
+const GpuSpec& h100(const DeviceCatalogue& catalogue) {
+  const GpuSpec* gpu = catalogue.find_gpu("h100-sxm");
+  REQUIRE(gpu != nullptr);
+  return *gpu;
+}
+
+// One block over `tokens` x `vocab` logits: the loss ops are what is asked about.
+PassShape loss_shape(std::int64_t tokens, std::int64_t vocab, bool fp32) {
+  TransformerSpec m;
+  m.name = "inline";
+  m.layers = 1;
+  m.hidden = 2048;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.ffn = 4 * m.hidden;
+  m.vocab = vocab;
+  m.seq_len = 1024;
+  PassShape p = whole_model_shape(m, tokens / m.seq_len, DType::bf16, DType::bf16);
+  p.loss_in_fp32 = fp32;
+  return p;
+}
+
+// Seconds the forward and backward loss kernels (cross_entropy*) take.
+std::pair<double, double> loss_seconds(const GpuSpec& gpu, const PassShape& p) {
+  const auto sum = [&](const std::vector<ModelOp>& ops) {
+    double s = 0.0;
+    for (const ModelOp& op : ops) {
+      if (op.name.rfind("cross_entropy", 0) == 0) s += static_cast<double>(estimate_compute(gpu, op.work).time) * 1e-12;
+    }
+    return s;
+  };
+  return {sum(forward_ops(p)), sum(backward_ops(p))};
+}
+
+std::string write_run(const std::string& name, const std::string& system, const std::string& framework) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_framework_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / (name + ".yaml");
+  std::ofstream(file) << "name: framework costs\nsystem: " << SIMCTL_SOURCE_DIR << "/configs/systems/" << system
+                      << ".yaml\nworkload:\n  model: gpt2-small\n  parallel: {data: 8}\n  micro_batch: 1\n"
+                      << "  framework: " << framework << "\n";
+  return file.string();
+}
+
+double lm_head_flops(const Scenario& s) {
+  for (const Op& op : s.trace.programs.front()) {
+    const auto* work = std::get_if<ComputeWork>(&op.work);
+    if (work && op.name == "lm_head") return work->flops;
+  }
+  FAIL("no lm_head op");
+  return 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("tensor-core kernels of a training step run at the H100's power-capped clock, as measured",
+          "[plans][framework]") {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  const GpuSpec& gpu = h100(catalogue);
+  const GpuSpec* a100 = catalogue.find_gpu("a100-sxm-80gb");
+  REQUIRE(a100 != nullptr);
+  int checked = 0;
+  double ratio_sum = 0.0;
+  for (const auto& r : measured("h100_sxm_sustained_2026-11-26.json")) {
+    const ComputeWork burst = bf16_gemm(r["m"], r["n"], r["k"], false);
+    const ComputeWork sustained = bf16_gemm(r["m"], r["n"], r["k"], true);
+    const double burst_s = static_cast<double>(estimate_compute(gpu, burst).time) * 1e-12;
+    const double sustained_s = static_cast<double>(estimate_compute(gpu, sustained).time) * 1e-12;
+    INFO(r["m"] << "x" << r["n"] << "x" << r["k"] << ": modelled " << sustained_s * 1e3 << " ms sustained, measured "
+                << r["sustained_20_30s_ms"].get<double>() << " ms");
+    // A step's GEMM takes the measured slowdown over the burst the kernel fit prices ...
+    CHECK(sustained_s / burst_s == Approx(gpu.compute.sustained_tensor_slowdown).epsilon(0.01));
+    // ... and lands within the bf16 GEMM fit's worst out-of-sample error (14.9 %,
+    // docs/accuracy.md) of the measured sustained time. (The fit's burst is
+    // itself slow on these big shapes: its sweep's largest GEMMs already ran
+    // partly throttled, so here the model errs high.)
+    CHECK(sustained_s / (r["sustained_20_30s_ms"].get<double>() * 1e-3) == Approx(1.0).epsilon(0.15));
+    // No measured slowdown on the A100: its kernels are priced as before.
+    CHECK(estimate_compute(*a100, sustained).time == estimate_compute(*a100, burst).time);
+    ratio_sum += r["ratio_sustained_over_burst_time"].get<double>();
+    ++checked;
+  }
+  REQUIRE(checked == 3);
+  // The catalogue's figure is the measured mean.
+  CHECK(gpu.compute.sustained_tensor_slowdown == Approx(ratio_sum / checked).epsilon(0.005));
+  // Memory-bound kernels keep their time: HBM does not run at the SM clock.
+  ComputeWork copy;
+  copy.kind = ComputeKind::elementwise;
+  copy.memory_bytes = 1e9;
+  copy.flops = 1e8;
+  ComputeWork sustained_copy = copy;
+  sustained_copy.sustained = true;
+  CHECK(estimate_compute(gpu, sustained_copy).time == estimate_compute(gpu, copy).time);
+}
+
+TEST_CASE("the fp32 loss of PyTorch autocast is priced within 20 % of our H100 measurement", "[plans][framework]") {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  const GpuSpec& gpu = h100(catalogue);
+  int checked = 0;
+  for (const auto& r : measured_kernels()) {
+    if (r["op"] != "cross_entropy_fp32") continue;
+    const std::int64_t tokens = r["shape"][0], vocab = r["shape"][1];
+    const double measured_s = (r["fwd_ms"].get<double>() + r["bwd_ms"].get<double>()) * 1e-3;
+    const auto [fwd, bwd] = loss_seconds(gpu, loss_shape(tokens, vocab, true));
+    INFO("tokens " << tokens << ", vocab " << vocab << ": modelled " << (fwd + bwd) * 1e3 << " ms, measured "
+                   << measured_s * 1e3 << " ms");
+    CHECK((fwd + bwd) / measured_s == Approx(1.0).epsilon(0.20));
+    // The fused bf16 kernel of Megatron costs a fraction of it: without the
+    // upcast copy the modelled loss would miss the measurement by far.
+    const auto [fused_fwd, fused_bwd] = loss_seconds(gpu, loss_shape(tokens, vocab, false));
+    CHECK(fused_fwd + fused_bwd < 0.5 * measured_s);
+    ++checked;
+  }
+  CHECK(checked == 2);
+}
+
+TEST_CASE("a for-loop AdamW is priced within 20 % of our H100 measurement", "[plans][framework]") {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  const GpuSpec& gpu = h100(catalogue);
+  WorkloadSpec spec;  // the measurement: fp32 weights and gradients, no 16-bit copy
+  spec.model.name = "inline";
+  spec.model.layers = 24;
+  spec.model.hidden = 2048;
+  spec.model.heads = 16;
+  spec.model.kv_heads = 16;
+  spec.model.ffn = 8192;
+  spec.model.vocab = 50304;
+  spec.model.seq_len = 2048;
+  spec.precision = DType::fp32;
+  spec.ddp.grad_dtype = DType::fp32;
+  const double params = static_cast<double>(parameter_count(spec));
+  const auto seconds_per_param = [&](bool fused) {
+    spec.optimizer_fused = fused;
+    return static_cast<double>(estimate_compute(gpu, adam_step_work(spec)).time) * 1e-12 / params;
+  };
+  int checked = 0;
+  for (const auto& r : measured_kernels()) {
+    if (r["kind"] != "optimizer" || r["parameters"].get<double>() < 3e8) continue;  // launch-bound below
+    const double per_param = r["time_ms"].get<double>() * 1e-3 / r["parameters"].get<double>();
+    if (r["op"] == "adamw_for_loop") {
+      CHECK(seconds_per_param(false) / per_param == Approx(1.0).epsilon(0.20));
+      CHECK(seconds_per_param(true) < 0.5 * per_param);  // the fused price would miss it
+      ++checked;
+    }
+  }
+  // (The fused kernel itself measures 2.3-2.5 TB/s, below the roofline's 2.9:
+  // not this mechanism, and not asserted here.)
+  CHECK(checked == 2);
+}
+
+TEST_CASE("a framework's kernel time factor is the one fitted for the GPU generation it runs on",
+          "[plans][framework]") {
+  const Scenario ideal_h100 = load_scenario(write_run("ideal_h100", "dgx_h100", "ideal"));
+  const Scenario megatron_h100 = load_scenario(write_run("megatron_h100", "dgx_h100", "megatron-lm"));
+  const Scenario megatron_a100 = load_scenario(write_run("megatron_a100", "dgx_a100", "megatron-lm"));
+  const Scenario composer_h100 = load_scenario(write_run("composer_h100", "dgx_h100", "composer"));
+  const Scenario composer_a100 = load_scenario(write_run("composer_a100", "dgx_a100", "composer"));
+  // megatron-lm: nothing left on Hopper once the power-capped clock is
+  // modelled; its A100 fit (the entry's default) elsewhere.
+  CHECK(megatron_h100.workload.kernel_time_factor == Approx(1.0));
+  CHECK(megatron_a100.workload.kernel_time_factor == Approx(1.23));
+  // composer: its Hopper fit on H100, no factor where it has none.
+  CHECK(composer_h100.workload.kernel_time_factor == Approx(1.08));
+  CHECK(composer_a100.workload.kernel_time_factor == Approx(1.0));
+  // And it is what stretches the kernels.
+  CHECK(lm_head_flops(composer_h100) == Approx(1.08 * lm_head_flops(ideal_h100)));
+  CHECK(lm_head_flops(megatron_h100) == Approx(lm_head_flops(ideal_h100)));
+}
