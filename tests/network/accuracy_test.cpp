@@ -10,21 +10,12 @@
 #include "models/network/nccl_test.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/topology/system_config.hpp"
+#include "tests/network/shipped_systems.hpp"
 
 using namespace simctl;
+using simctl::test::system_named;
 
 namespace {
-
-const System& system_named(const std::string& file) {
-  static const DeviceCatalogue catalogue = DeviceCatalogue::load();
-  static const LinkKindTable link_kinds = LinkKindTable::load();
-  static std::map<std::string, System> loaded;
-  auto it = loaded.find(file);
-  if (it == loaded.end()) {
-    it = loaded.emplace(file, load_system_file(data_root() + "/configs/systems/" + file, catalogue, link_kinds)).first;
-  }
-  return it->second;
-}
 
 struct Row {
   std::string id;

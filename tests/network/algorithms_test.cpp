@@ -13,10 +13,12 @@
 #include "models/network/nccl_test.hpp"
 #include "models/network/system_collective_topology.hpp"
 #include "sim/topology/system_config.hpp"
+#include "tests/network/shipped_systems.hpp"
 #include "tests/network/star_router.hpp"
 
 using namespace simctl;
 using simctl::test::StarRouter;
+using simctl::test::system_named;
 
 namespace {
 
@@ -44,17 +46,6 @@ struct Star {
 
 double busbw(CollectiveOp op, int n, double bytes, TimePs t) {
   return bus_bandwidth_bytes_per_s(op, n, bytes, t) / 1e9;
-}
-
-const System& system_named(const std::string& file) {
-  static const DeviceCatalogue catalogue = DeviceCatalogue::load();
-  static const LinkKindTable kinds = LinkKindTable::load();
-  static std::map<std::string, System> loaded;
-  auto it = loaded.find(file);
-  if (it == loaded.end()) {
-    it = loaded.emplace(file, load_system_file(data_root() + "/configs/systems/" + file, catalogue, kinds)).first;
-  }
-  return it->second;
 }
 
 // Endpoints 0..3 on the left leaf, 4..7 on the right; each has a 100 GB/s
