@@ -57,15 +57,16 @@ double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, d
          inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte / p.efficiency;
 }
 
-// NVLSTree needs each node's members on one NVLS-capable NVSwitch.
+// NVLSTree needs each node's members on one NVLS-capable NVSwitch (in a
+// mixed cluster, an A100 node's NVSwitch cannot reduce).
 bool every_node_on_nvls(const GroupShape& shape, const CollectiveTopology* topology) {
-  if (!topology || !topology->nvls) return false;
+  if (!topology) return false;
   for (const auto& node : shape.nodes) {
     const MemberPlace* first = topology->place(node.front());
     if (!first || !first->nvswitch) return false;
     for (EndpointId e : node) {
       const MemberPlace* place = topology->place(e);
-      if (!place || place->nvswitch != first->nvswitch) return false;
+      if (!place || !place->nvls || place->nvswitch != first->nvswitch) return false;
     }
   }
   return true;

@@ -110,6 +110,12 @@ TEST_CASE("NVLSTree needs several nodes of NVLS-capable NVSwitches with two or m
   const CollectiveResult a100 =
       simulate_collective(system_named("dgx_a100_x5_hdr.yaml"), tuning, {CollectiveOp::all_reduce, 16, 1.0 * kGiB});
   CHECK(a100.choice.algorithm != CollectiveAlgorithm::nvls_tree);
+  // In a mixed cluster an A100 node's NVSwitch cannot take part.
+  const System& mixed = system_named("mixed_h100_a100_ndr.yaml");
+  CHECK(simulate_collective(mixed, tuning, {CollectiveOp::all_reduce, 16, 1.0 * kGiB}).choice.algorithm ==
+        CollectiveAlgorithm::nvls_tree);
+  CHECK(simulate_collective(mixed, tuning, {CollectiveOp::all_reduce, 24, 1.0 * kGiB}).choice.algorithm !=
+        CollectiveAlgorithm::nvls_tree);
   // Pinned in a config, it is refused with the field's line and the valid choices.
   CHECK(algorithm_runs_op(CollectiveAlgorithm::nvls_tree, CollectiveOp::all_reduce));
   CHECK_FALSE(algorithm_runs_op(CollectiveAlgorithm::nvls_tree, CollectiveOp::all_gather));
