@@ -148,13 +148,12 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
   switch (a) {
     case CollectiveAlgorithm::ring: return ring_seconds(p, c, r.op, intra, inter);
     case CollectiveAlgorithm::tree: {
-      // Each GPU sends the buffer up and down its chains over NVLink; across
-      // nodes one pair of trees per local rank spreads the rest over the NICs
-      // (plan_tree), the busiest carrying double_tree_nic_load / m of it.
-      const double nvlink = 2 * c.bytes / intra;
-      const double network = c.bytes * double_tree_nic_load(static_cast<int>(c.nodes)) / c.per_node / inter;
+      // Bounded by the slower of NVLink and one NIC, as if one channel carried
+      // it all: the replay spreads the trees over every NIC (plan_tree), but
+      // its chunks pipeline poorly at mid sizes, which this bound stands for.
+      const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
       return ps_to_seconds(p.launch_latency) + 2 * ((c.per_node - 1) * nvl + std::ceil(std::log2(c.nodes)) * net) +
-             std::max(nvlink, network) / (p.efficiency * tuning.tree_efficiency);
+             2 * c.bytes / (p.efficiency * tuning.tree_efficiency * slowest);
     }
     case CollectiveAlgorithm::nvls:
       return ps_to_seconds(tuning.nvls.launch_latency + tuning.nvls.step_latency) +
