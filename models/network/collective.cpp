@@ -5,6 +5,7 @@
 
 #include "models/network/collective_group.hpp"
 #include "models/network/collective_plans.hpp"
+#include "models/network/nvls_tree_plan.hpp"
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
 
@@ -201,6 +202,19 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
       plan = plan_in_switch(request.members, *shape.nvswitch, moved, moved, tuning_.nvls);
       plan.flow_key = take_flow_keys(1);
       return {tuning_.nvls.launch_latency, transfers(std::move(plan))};
+    }
+    case CollectiveAlgorithm::nvls_tree: {
+      const GroupShape shape = shape_of(request.members, topology());
+      NvlsTreeInputs tree{shape.nodes,
+                          {},
+                          request.bytes,
+                          tuning_.nvls_tree,
+                          tuning_.nvls.step_latency,
+                          tuning_.protocol(Protocol::simple, use).efficiency};
+      for (const auto& node : shape.nodes) tree.switches.push_back(*topology()->place(node.front())->nvswitch);
+      plan = plan_nvls_tree(tree);
+      plan.flow_key = take_flow_keys(1);
+      return {tuning_.nvls_tree.launch_latency, transfers(std::move(plan))};
     }
   }
   plan.flow_key = take_flow_keys(1);

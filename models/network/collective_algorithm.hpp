@@ -19,14 +19,16 @@ enum class CollectiveAlgorithm : std::uint8_t {
   direct,            // every rank sends to every other at once (all-to-all)
   halving_doubling,  // recursive halving then doubling (Rabenseifner); power-of-two groups
   nvls,              // NVLink SHARP: the NVSwitch reduces and multicasts
+  nvls_tree,         // NCCL NVLSTree: NVLink SHARP inside each node, a double binary tree across nodes
   sharp,             // InfiniBand SHARP: in-node reduce-scatter, the fabric switch reduces per rail
   master,            // PyTorch DataParallel: everything through rank 0
 };
 
 inline constexpr std::array kAllCollectiveAlgorithms = {
-    CollectiveAlgorithm::automatic,    CollectiveAlgorithm::ring,   CollectiveAlgorithm::tree,
-    CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::direct, CollectiveAlgorithm::halving_doubling,
-    CollectiveAlgorithm::nvls,         CollectiveAlgorithm::sharp,  CollectiveAlgorithm::master,
+    CollectiveAlgorithm::automatic,    CollectiveAlgorithm::ring,      CollectiveAlgorithm::tree,
+    CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::direct,    CollectiveAlgorithm::halving_doubling,
+    CollectiveAlgorithm::nvls,         CollectiveAlgorithm::nvls_tree, CollectiveAlgorithm::sharp,
+    CollectiveAlgorithm::master,
 };
 
 constexpr std::string_view to_string(CollectiveAlgorithm a) {
@@ -38,6 +40,7 @@ constexpr std::string_view to_string(CollectiveAlgorithm a) {
     case CollectiveAlgorithm::direct: return "direct";
     case CollectiveAlgorithm::halving_doubling: return "halving_doubling";
     case CollectiveAlgorithm::nvls: return "nvls";
+    case CollectiveAlgorithm::nvls_tree: return "nvls_tree";
     case CollectiveAlgorithm::sharp: return "sharp";
     case CollectiveAlgorithm::master: return "master";
   }

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/network/node_trees.hpp"
+
 namespace simctl {
 
 namespace {
@@ -27,8 +29,8 @@ std::vector<Protocol> protocols_of(CollectiveAlgorithm a) {
 std::vector<CollectiveAlgorithm> default_candidates(CollectiveOp op) {
   if (op == CollectiveOp::all_to_all) return {CollectiveAlgorithm::direct};
   if (op != CollectiveOp::all_reduce) return {CollectiveAlgorithm::ring};
-  return {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
-          CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::sharp};
+  return {CollectiveAlgorithm::ring,      CollectiveAlgorithm::tree,         CollectiveAlgorithm::nvls,
+          CollectiveAlgorithm::nvls_tree, CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::sharp};
 }
 
 struct Counts {
@@ -53,6 +55,35 @@ double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, d
       chain ? 1.0 / (c.nodes > 1 ? std::min(intra, inter) : intra) : ring_seconds_per_byte(c, intra, inter);
   return ps_to_seconds(p.launch_latency) + (steps - inter_steps) * ps_to_seconds(p.nvlink_step_latency) +
          inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte / p.efficiency;
+}
+
+// NVLSTree needs each node's members on one NVLS-capable NVSwitch (in a
+// mixed cluster, an A100 node's NVSwitch cannot reduce).
+bool every_node_on_nvls(const GroupShape& shape, const CollectiveTopology* topology) {
+  if (!topology) return false;
+  for (const auto& node : shape.nodes) {
+    const MemberPlace* first = topology->place(node.front());
+    if (!first || !first->nvswitch) return false;
+    for (EndpointId e : node) {
+      const MemberPlace* place = topology->place(e);
+      if (!place || !place->nvls || place->nvswitch != first->nvswitch) return false;
+    }
+  }
+  return true;
+}
+
+// NVLSTree: the NVLS stages move bytes(m+1)/m per GPU each way over NVLink,
+// the trees a share of the buffer per NIC (double_tree_nic_load); the slower
+// bounds it, pipelined. Latency as NCCL's tuner: one NVLS sync and two
+// network hops per tree level.
+double nvls_tree_seconds(const Counts& c, const CollectiveTuning& tuning, double simple, double intra, double inter) {
+  const NvlsTreeTuning& t = tuning.nvls_tree;
+  const double levels = std::ceil(std::log2(c.nodes));
+  const double nvlink = c.bytes * (c.per_node + 1) / c.per_node / (t.efficiency * intra);
+  const double network = c.bytes * double_tree_nic_load(static_cast<int>(c.nodes)) / c.per_node / (simple * inter);
+  const double chunk = std::min(c.bytes / 2, t.chunk_bytes) / (t.efficiency * intra);
+  return ps_to_seconds(t.launch_latency + tuning.nvls.step_latency) +
+         2 * levels * ps_to_seconds(t.network_step_latency) + std::max(nvlink, network) + chunk;
 }
 
 }  // namespace
@@ -84,6 +115,7 @@ bool algorithm_runs_op(CollectiveAlgorithm a, CollectiveOp op) {
     case CollectiveAlgorithm::tree:
     case CollectiveAlgorithm::hierarchical:
     case CollectiveAlgorithm::nvls:
+    case CollectiveAlgorithm::nvls_tree:
     case CollectiveAlgorithm::sharp: return op == CollectiveOp::all_reduce;
     case CollectiveAlgorithm::halving_doubling: return is_ring_op(op);
   }
@@ -98,6 +130,8 @@ bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const 
     case CollectiveAlgorithm::hierarchical: return multi_node;
     case CollectiveAlgorithm::halving_doubling: return std::has_single_bit(r.members.size());
     case CollectiveAlgorithm::nvls: return topology && topology->nvls && shape.nvswitch.has_value();
+    case CollectiveAlgorithm::nvls_tree:
+      return multi_node && shape.per_node() > 1 && every_node_on_nvls(shape, topology);
     case CollectiveAlgorithm::sharp: return topology && topology->sharp && multi_node && topology->reduction_switch;
     default: return true;
   }
@@ -110,17 +144,22 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
   const ProtocolTuning p = tuning.protocol(protocol, use);
   const double intra = t.intra_bytes_per_s > 0 ? t.intra_bytes_per_s : 1.0;
   const double inter = t.inter_bytes_per_s > 0 ? t.inter_bytes_per_s : intra;
-  const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
   const double nvl = ps_to_seconds(p.nvlink_step_latency), net = ps_to_seconds(p.network_step_latency);
   switch (a) {
     case CollectiveAlgorithm::ring: return ring_seconds(p, c, r.op, intra, inter);
-    case CollectiveAlgorithm::tree:
+    case CollectiveAlgorithm::tree: {
+      // Bounded by the slower of NVLink and one NIC, as if one channel carried
+      // it all: the replay spreads the trees over every NIC (plan_tree), but
+      // its chunks pipeline poorly at mid sizes, which this bound stands for.
+      const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
       return ps_to_seconds(p.launch_latency) + 2 * ((c.per_node - 1) * nvl + std::ceil(std::log2(c.nodes)) * net) +
              2 * c.bytes / (p.efficiency * tuning.tree_efficiency * slowest);
+    }
     case CollectiveAlgorithm::nvls:
       return ps_to_seconds(tuning.nvls.launch_latency + tuning.nvls.step_latency) +
              (c.bytes * (c.n + 1) / c.n + std::min(c.bytes / 2, tuning.nvls.chunk_bytes)) /
                  (tuning.nvls.efficiency * intra);
+    case CollectiveAlgorithm::nvls_tree: return nvls_tree_seconds(c, tuning, p.efficiency, intra, inter);
     case CollectiveAlgorithm::hierarchical:
     case CollectiveAlgorithm::sharp: {
       const double m = c.per_node;

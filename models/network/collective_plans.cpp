@@ -1,12 +1,14 @@
 #include "models/network/collective_plans.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "models/network/collective_group.hpp"
+#include "models/network/node_trees.hpp"
 
 namespace simctl {
 
@@ -31,25 +33,33 @@ int chunk_count(double bytes, double chunk_bytes, int max_chunks) {
 }
 
 // Parent (index into `members`, -1 for the root) of every member in one tree:
-// a heap-shaped binary tree over nodes (in `node_order`), a chain inside each.
-std::vector<int> tree_parents(const GroupShape& shape, const std::vector<EndpointId>& members, bool mirrored) {
-  std::vector<int> index_of_member_pos;
-  std::vector<std::vector<int>> local;  // per node position: member indices in chain order
-  const int nodes = shape.node_count();
-  for (int k = 0; k < nodes; ++k) {
-    const auto& node = shape.nodes[static_cast<std::size_t>(mirrored ? nodes - 1 - k : k)];
+// `across` over nodes (NCCL's double binary tree, node_trees.hpp), a chain
+// inside each node that starts at local rank `head` (-1: at the first member,
+// or the last when mirrored), so the tree crosses between nodes on that
+// rank's rail.
+std::vector<int> tree_parents(const GroupShape& shape, const std::vector<EndpointId>& members, const NodeTree& across,
+                              bool mirrored, int head) {
+  std::vector<std::vector<int>> chains;  // per node: member indices in chain order
+  for (const auto& node : shape.nodes) {
     std::vector<int> chain;
     for (EndpointId e : node) {
       chain.push_back(static_cast<int>(std::find(members.begin(), members.end(), e) - members.begin()));
     }
     if (mirrored) std::reverse(chain.begin(), chain.end());
-    local.push_back(std::move(chain));
+    if (head >= 0) {
+      const int first = static_cast<int>(
+          std::find(members.begin(), members.end(), node[static_cast<std::size_t>(head) % node.size()]) -
+          members.begin());
+      std::rotate(chain.begin(), std::find(chain.begin(), chain.end(), first), chain.end());
+    }
+    chains.push_back(std::move(chain));
   }
   std::vector<int> parent(members.size(), -1);
-  for (int k = 0; k < nodes; ++k) {
-    const auto& chain = local[static_cast<std::size_t>(k)];
+  for (std::size_t k = 0; k < chains.size(); ++k) {
+    const auto& chain = chains[k];
     for (std::size_t j = 1; j < chain.size(); ++j) parent[static_cast<std::size_t>(chain[j])] = chain[j - 1];
-    if (k > 0) parent[static_cast<std::size_t>(chain.front())] = local[static_cast<std::size_t>((k - 1) / 2)].front();
+    const int up = across.parent[k];
+    if (up >= 0) parent[static_cast<std::size_t>(chain.front())] = chains[static_cast<std::size_t>(up)].front();
   }
   return parent;
 }
@@ -113,9 +123,18 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_
 TransferPlan plan_tree(const PlanInputs& in) {
   if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
   const GroupShape shape = shape_of(in.request.members, in.topology);
+  // As NCCL's channels: across nodes one pair of trees per local rank, each
+  // entering and leaving its node through that rank's NIC, so every NIC
+  // carries an equal share.
+  const int channels = shape.node_count() > 1 && shape.uniform ? shape.per_node() : 1;
   TransferPlan plan;
-  for (bool mirrored : {false, true}) {
-    add_tree(in, tree_parents(shape, in.request.members, mirrored), in.request.bytes / 2.0, plan);
+  const std::array<NodeTree, 2> across = nccl_double_tree(shape.node_count());
+  for (int channel = 0; channel < channels; ++channel) {
+    const int head = channels > 1 ? channel : -1;
+    for (int t = 0; t < 2; ++t) {
+      add_tree(in, tree_parents(shape, in.request.members, across[static_cast<std::size_t>(t)], t == 1, head),
+               in.request.bytes / 2.0 / channels, plan);
+    }
   }
   return plan;
 }

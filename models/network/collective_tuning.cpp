@@ -27,6 +27,14 @@ InSwitchTuning read_in_switch(const ConfigNode& node) {
   return t;
 }
 
+NvlsTreeTuning read_nvls_tree(const ConfigNode& node) {
+  node.expect_keys({"efficiency", "launch_latency", "network_step_latency", "chunk_size", "max_chunks", "sources"});
+  NvlsTreeTuning t{fraction(node, "efficiency"), node.time("launch_latency"), node.time("network_step_latency"),
+                   static_cast<double>(node.size("chunk_size")), static_cast<int>(node.positive_integer("max_chunks"))};
+  if (t.chunk_bytes <= 0.0) node.child("chunk_size").fail("must be positive");
+  return t;
+}
+
 void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   ring.expect_keys({"launch_latency", "step_latency", "network_step_latency", "protocol_efficiency", "chunk_size",
                     "max_chunks_per_step", "sources"});
@@ -58,7 +66,7 @@ ProtocolTuning CollectiveTuning::protocol(Protocol p, ProtocolUse use) const {
 
 CollectiveTuning CollectiveTuning::load(const std::string& path) {
   const ConfigNode root = ConfigNode::load_file(path);
-  root.expect_keys({"ring", "protocols", "reduce_rate", "tree", "nvls", "sharp", "fast_path"});
+  root.expect_keys({"ring", "protocols", "reduce_rate", "tree", "nvls", "nvls_tree", "sharp", "fast_path"});
   CollectiveTuning t;
   read_ring(root.child("ring"), t);
   const ConfigNode protocols = root.child("protocols");
@@ -76,6 +84,7 @@ CollectiveTuning CollectiveTuning::load(const std::string& path) {
   tree.expect_keys({"efficiency", "sources"});
   t.tree_efficiency = fraction(tree, "efficiency");
   t.nvls = read_in_switch(root.child("nvls"));
+  t.nvls_tree = read_nvls_tree(root.child("nvls_tree"));
   t.sharp = read_in_switch(root.child("sharp"));
   const ConfigNode fast = root.child("fast_path");
   fast.expect_keys({"min_sends", "sources"});

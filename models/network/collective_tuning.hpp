@@ -41,6 +41,16 @@ struct InSwitchTuning {
   double chunk_bytes = 16.0 * kMiB;
 };
 
+// NVLSTree (nvls_tree_plan.hpp): NVLink SHARP inside each node, a double
+// binary tree across nodes.
+struct NvlsTreeTuning {
+  double efficiency = 1.0;          // the share of the NVSwitch port its in-node stages reach
+  TimePs launch_latency = 0;        // once per collective
+  TimePs network_step_latency = 0;  // per tree hop across the network
+  double chunk_bytes = 4.0 * kMiB;  // pipelining granularity
+  int max_chunks = 64;              // bounds the transfer count for huge buffers
+};
+
 struct CollectiveTuning {
   // Ring with the Simple protocol (the fields the first ring model used).
   TimePs launch_latency = 0;         // once per collective (kernel launch, setup)
@@ -56,6 +66,7 @@ struct CollectiveTuning {
   double tree_efficiency = 1.0;     // a tree's share of the ring's bandwidth (NCCL derates it)
   InSwitchTuning nvls;
   InSwitchTuning sharp;
+  NvlsTreeTuning nvls_tree;
   // A ring with more sends than this runs as steady flows (ring_fast.hpp).
   std::uint64_t fast_path_min_sends = UINT64_MAX;
 

@@ -9,13 +9,29 @@ namespace {
 
 // Step-by-step, a rank starts step s when both its own link is free (all
 // chunks of s-1 sent: chunks x ct) and chunk 0 of s-1 has arrived from its
-// predecessor (ct + L after that one started), so one step takes
-// max(chunks x ct, ct + L) and the last arrival lands chunks x ct + L after
-// the last step starts. The flow already spends steps x chunks x ct; this is
-// the rest.
-TimePs pipeline_latency(int steps, int chunks, double chunk_seconds, TimePs latency) {
-  const double stall = std::max(0.0, chunk_seconds + ps_to_seconds(latency) - chunks * chunk_seconds);
-  return latency + seconds_to_ps((steps - 1) * stall);
+// predecessor (ct + L after that one started over the edge before it). The
+// chain of steps walks around the ring, over every edge equally often, so
+// the ring advances one step per max(chunks x ct of its slowest edge, the
+// edges' mean ct + L): a network edge's longer sync is paid on the steps
+// that cross it, not on every one (as NCCL's tuner counts nInterSteps
+// network latencies and the rest NVLink ones). An edge's flow already spends
+// steps x chunks x its ct; what the period adds to that, and its own last
+// latency, is its tail.
+TimePs ring_finish(const std::vector<RingEdgeTiming>& edges, const std::vector<TimePs>& latency, int steps,
+                   int chunks) {
+  double slowest_send = 0.0, mean_hop = 0.0;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    slowest_send = std::max(slowest_send, chunks * edges[e].chunk_seconds);
+    mean_hop += edges[e].chunk_seconds + ps_to_seconds(latency[e]);
+  }
+  mean_hop /= static_cast<double>(edges.size());
+  const double period = std::max(slowest_send, mean_hop);
+  TimePs finish = 0;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const double stall = std::max(0.0, period - chunks * edges[e].chunk_seconds);
+    finish = std::max(finish, edges[e].drained + latency[e] + seconds_to_ps((steps - 1) * stall));
+  }
+  return finish;
 }
 
 }  // namespace
@@ -31,11 +47,11 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
   Ring& ring = rings_[index];
   ring.pending = n;
   ring.started = engine_.now();
-  ring.finish = 0;
   ring.steps = plan.steps;
   ring.chunks = plan.chunks;
   ring.on_done = std::move(on_done);
   ring.edge_latency.clear();
+  ring.edges.assign(n, {});
   const double wire_chunk = plan.chunk_bytes / tuning.protocol_efficiency;
   const double sends = static_cast<double>(plan.steps) * plan.chunks;
   paths_.clear();
@@ -46,6 +62,7 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
     ring.edge_latency.push_back(path.latency + sync);
     paths_.push_back(&path);
   }
+
   // The ring's state is complete before any flow starts; the caller batches
   // the starts of all its rings.
   for (std::size_t p = 0; p < n; ++p) {
@@ -57,11 +74,9 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
 void FastRingRunner::edge_drained(std::uint32_t index, std::uint32_t edge) {
   Ring& ring = rings_[index];
   const double sends = static_cast<double>(ring.steps) * ring.chunks;
-  const double chunk_seconds = ps_to_seconds(engine_.now() - ring.started) / sends;
-  const TimePs tail = pipeline_latency(ring.steps, ring.chunks, chunk_seconds, ring.edge_latency[edge]);
-  ring.finish = std::max(ring.finish, engine_.now() + tail);
+  ring.edges[edge] = {engine_.now(), ps_to_seconds(engine_.now() - ring.started) / sends};
   if (--ring.pending > 0) return;
-  engine_.schedule_at(ring.finish, std::move(ring.on_done));
+  engine_.schedule_at(ring_finish(ring.edges, ring.edge_latency, ring.steps, ring.chunks), std::move(ring.on_done));
   ring.on_done = nullptr;
   rings_.release(index);
 }

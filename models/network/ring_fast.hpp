@@ -18,6 +18,12 @@
 
 namespace simctl {
 
+// One ring edge's flow once drained: when, and its time per chunk sent.
+struct RingEdgeTiming {
+  TimePs drained = 0;
+  double chunk_seconds = 0.0;
+};
+
 // Runs fast rings and owns their in-flight state. A training step runs
 // millions of rings, so each one's state is pooled and its edges' callbacks
 // carry two indices rather than a heap-allocated closure.
@@ -39,10 +45,10 @@ class FastRingRunner {
   struct Ring {
     std::size_t pending = 0;  // edges still draining
     TimePs started = 0;
-    TimePs finish = 0;  // the latest edge's last arrival so far
     int steps = 0;
     int chunks = 0;
     std::vector<TimePs> edge_latency;  // path latency plus step sync, per edge
+    std::vector<RingEdgeTiming> edges;
     std::function<void()> on_done;
   };
 

@@ -51,8 +51,10 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
     place.nvswitch = system.nearest(gpu, PartKind::nvswitch);
     place.model = system.part(gpu).model;
     if (place.nvswitch) {
-      if (const LinkSpec* port = first_hop(system, gpu, *place.nvswitch))
+      if (const LinkSpec* port = first_hop(system, gpu, *place.nvswitch)) {
         place.port_bytes_per_s = port->effective().bytes_per_s;
+        place.nvls = nvls_capable(port->kind);
+      }
     }
     t.set_place(gpu, place);
   }

@@ -47,6 +47,7 @@ std::string load_error(const std::string& name, const std::string& system, int g
 }
 
 const std::string kNdr = "dgx_h100_x4_ndr.yaml";
+const std::string kHdr = "dgx_a100_x5_hdr.yaml";
 
 }  // namespace
 
@@ -89,23 +90,27 @@ TEST_CASE("sharp: true on a machine without network switches is refused", "[repo
 }
 
 // Which algorithms a run's collectives ran with.
-std::set<CollectiveAlgorithm> algorithms_run(const std::string& name, const std::string& collectives) {
+std::set<CollectiveAlgorithm> algorithms_run(const std::string& name, const std::string& system,
+                                             const std::string& collectives) {
   const TempDir dir(name);
-  const Scenario s = load_scenario(write_config(dir, kNdr, 32, collectives).string());
+  const Scenario s = load_scenario(write_config(dir, system, 32, collectives).string());
   Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
   std::set<CollectiveAlgorithm> out;
   for (const CollectiveUsage& u : executor.run().collectives) out.insert(u.kind.algorithm);
   return out;
 }
 
-TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across NDR nodes in the switches; off, it never does",
+// On A100 nodes: on H100 nodes the tuner prefers NVLSTree, since the
+// model's SHARP reduces inside each node with ring phases where NCCL's
+// NVLS+SHARP would use the NVSwitch (docs/network.md, limits).
+TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across nodes in the switches; off, it never does",
           "[report][collectives]") {
-  const auto with_sharp = algorithms_run("sharp_tuned", "  sharp: true\n");
+  const auto with_sharp = algorithms_run("sharp_tuned", kHdr, "  sharp: true\n");
   CHECK(with_sharp.count(CollectiveAlgorithm::sharp) == 1);
-  CHECK(with_sharp.count(CollectiveAlgorithm::ring) == 1);  // the larger buckets stay on the ring
-  const auto without = algorithms_run("sharp_default", "  sharp: false\n");
+  const auto without = algorithms_run("sharp_default", kHdr, "  sharp: false\n");
   CHECK_FALSE(without.empty());
   CHECK(without.count(CollectiveAlgorithm::sharp) == 0);
+  CHECK(algorithms_run("sharp_h100", kNdr, "  sharp: true\n").count(CollectiveAlgorithm::nvls_tree) == 1);
 }
 
 // The schema documents each op's valid algorithms (docs/config.md is built
