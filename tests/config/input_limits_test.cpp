@@ -2,6 +2,8 @@
 // the file, line, field, the value and the range simctl accepts.
 #include "sim/config/input_limits.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -68,7 +70,8 @@ TEST_CASE("NaN and infinity in YAML numbers and quantities are refused", "[confi
 }
 
 TEST_CASE("a YAML file over the size limit is refused before it is parsed", "[config][limits]") {
-  const auto path = std::filesystem::temp_directory_path() / "simctl_limits_big.yaml";
+  const auto path =
+      std::filesystem::temp_directory_path() / ("simctl_limits_big_" + std::to_string(::getpid()) + ".yaml");
   {
     // A sparse file: its size is checked, so its bytes need not be written.
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
