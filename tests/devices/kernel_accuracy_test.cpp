@@ -32,7 +32,7 @@ struct KernelPoint {
 
 ComputeWork kernel_gemm_work(const ConfigNode& p) {
   ComputeWork w =
-      testing::kernel_gemm_work(p.integer("m"), p.integer("n"), p.integer("k"), *dtype_from_string(p.string("dtype")));
+      testing::gemm_work(p.integer("m"), p.integer("n"), p.integer("k"), *dtype_from_string(p.string("dtype")));
   // fp8 GEMMs write bf16 (torch._scaled_mm out_dtype).
   w.memory_bytes += (2.0 - bytes_per_element(w.dtype)) * static_cast<double>(w.m) * static_cast<double>(w.n);
   return w;
