@@ -10,7 +10,7 @@ constexpr std::int64_t kMaxChannels = 65'536;
 constexpr std::int64_t kMaxSide = 16'384;
 constexpr std::int64_t kMaxKernel = 64;
 constexpr std::int64_t kMaxRepeat = 1'024;
-constexpr std::size_t kMaxLayers = 100'000;
+constexpr std::size_t kMaxCnnLayers = 100'000;
 constexpr std::int64_t kBottleneckExpansion = 4;
 
 std::int64_t bounded(const ConfigNode& node, std::int64_t lo, std::int64_t hi) {
@@ -61,7 +61,7 @@ class LayerBuilder {
   }
   void push(const CnnLayer& l) {
     if (l.out.height < 1 || l.out.width < 1) throw std::invalid_argument(l.name + ": window larger than its input");
-    if (layers_.size() >= kMaxLayers) throw std::invalid_argument("more than 100,000 layers");
+    if (layers_.size() >= kMaxCnnLayers) throw std::invalid_argument("more than 100,000 layers");
     layers_.push_back(l);
     shape_ = l.out;
   }

@@ -14,10 +14,8 @@ constexpr double kBnBackwardFlops = 8.0;
 constexpr double kBnForwardTensors = 3.0;
 constexpr double kBnBackwardTensors = 5.0;
 constexpr double kMaxPoolIndexBytes = 8.0;  // PyTorch keeps int64 argmax indices
-constexpr double kLossForwardFlops = 5.0;
-constexpr double kLossBackwardFlops = 2.0;
 
-struct Ctx {
+struct CnnCtx {
   const CnnPass& p;
   double bpe() const { return bytes_per_element(p.dtype); }
   double n() const { return static_cast<double>(p.micro_batch); }
@@ -25,23 +23,25 @@ struct Ctx {
 };
 
 std::int64_t patch(const CnnLayer& l) { return l.in.channels * l.kernel * l.kernel; }
-std::int64_t pixels(const Ctx& c, const ImageShape& s) { return c.p.micro_batch * s.height * s.width; }
+std::int64_t pixels(const CnnCtx& c, const ImageShape& s) { return c.p.micro_batch * s.height * s.width; }
 
 // The implicit GEMM's shape with its real tensor traffic.
-ComputeWork conv_gemm(const Ctx& c, std::int64_t m, std::int64_t n, std::int64_t k, double bytes) {
+ComputeWork conv_gemm(const CnnCtx& c, std::int64_t m, std::int64_t n, std::int64_t k, double bytes) {
   ComputeWork w = gemm_work(m, n, k, c.p.dtype, bytes_per_element(c.p.dtype));
   w.memory_bytes = bytes;
   return c.scaled(w);
 }
 
-double tensor_bytes(const Ctx& c, const ImageShape& s) { return c.n() * static_cast<double>(s.elements()) * c.bpe(); }
+double tensor_bytes(const CnnCtx& c, const ImageShape& s) {
+  return c.n() * static_cast<double>(s.elements()) * c.bpe();
+}
 double weight_bytes(const CnnLayer& l, double bpe) { return static_cast<double>(l.weight_count()) * bpe; }
 
-ComputeWork stream(const Ctx& c, ComputeKind kind, const ImageShape& s, double flops, double tensors) {
+ComputeWork stream(const CnnCtx& c, ComputeKind kind, const ImageShape& s, double flops, double tensors) {
   return c.scaled(streaming_work(kind, c.p.dtype, c.n() * static_cast<double>(s.elements()), flops, tensors));
 }
 
-ComputeWork pool_work(const Ctx& c, const CnnLayer& l) {
+ComputeWork pool_work(const CnnCtx& c, const CnnLayer& l) {
   ComputeWork w;
   w.kind = ComputeKind::elementwise;
   w.dtype = c.p.dtype;
@@ -52,12 +52,12 @@ ComputeWork pool_work(const Ctx& c, const CnnLayer& l) {
   return c.scaled(w);
 }
 
-ComputeWork loss_work(const Ctx& c, const CnnLayer& last, double flops) {
+ComputeWork loss_work(const CnnCtx& c, const CnnLayer& last, double flops) {
   ComputeWork w = stream(c, ComputeKind::softmax, last.out, flops, 2.0);
   return w;
 }
 
-ComputeWork forward_work(const Ctx& c, const CnnLayer& l) {
+ComputeWork forward_work(const CnnCtx& c, const CnnLayer& l) {
   switch (l.kind) {
     case CnnLayerKind::conv:
       return conv_gemm(c, pixels(c, l.out), l.out.channels, patch(l),
@@ -105,7 +105,7 @@ std::vector<std::size_t> first_tensor(const CnnSpec& m) {
   return out;
 }
 
-void add_gemm_backward(const Ctx& c, const CnnLayer& l, std::size_t w, bool needs_dgrad, std::vector<ModelOp>& ops) {
+void add_gemm_backward(const CnnCtx& c, const CnnLayer& l, std::size_t w, bool needs_dgrad, std::vector<ModelOp>& ops) {
   const OpPhase bw = OpPhase::backward;
   const double gbpe = bytes_per_element(c.p.grad_dtype);
   if (l.bias)
@@ -139,7 +139,7 @@ void add_gemm_backward(const Ctx& c, const CnnLayer& l, std::size_t w, bool need
       {l.name + ".dgrad", bw, conv_gemm(c, pixels(c, l.out), l.in.channels, transposed_patch, dgrad_bytes), {}, {}});
 }
 
-ModelOp backward_stream_op(const Ctx& c, const CnnLayer& l, std::size_t w) {
+ModelOp backward_stream_op(const CnnCtx& c, const CnnLayer& l, std::size_t w) {
   const OpPhase bw = OpPhase::backward;
   switch (l.kind) {
     case CnnLayerKind::batch_norm:
@@ -159,7 +159,7 @@ ModelOp backward_stream_op(const Ctx& c, const CnnLayer& l, std::size_t w) {
 }  // namespace
 
 std::vector<ModelOp> cnn_forward_ops(const CnnPass& p) {
-  const Ctx c{p};
+  const CnnCtx c{p};
   std::vector<ModelOp> ops;
   for (const auto& l : p.model.layers) ops.push_back({l.name, OpPhase::forward, forward_work(c, l), {}, {}});
   ops.push_back({"cross_entropy", OpPhase::forward, loss_work(c, p.model.layers.back(), kLossForwardFlops), {}, {}});
@@ -167,7 +167,7 @@ std::vector<ModelOp> cnn_forward_ops(const CnnPass& p) {
 }
 
 std::vector<ModelOp> cnn_backward_ops(const CnnPass& p) {
-  const Ctx c{p};
+  const CnnCtx c{p};
   const auto& layers = p.model.layers;
   const auto first = first_tensor(p.model);
   std::vector<ModelOp> ops;
@@ -194,7 +194,7 @@ std::vector<ParameterTensor> cnn_parameter_tensors(const CnnSpec& m) {
 
 double cnn_training_flops(const CnnSpec& m, double samples) {
   const CnnPass one{m, 1, DType::fp16, DType::fp16, 1.0};
-  const Ctx c{one};
+  const CnnCtx c{one};
   double forward = 0.0;
   for (const auto& l : m.layers) {
     if (l.kind == CnnLayerKind::conv || l.kind == CnnLayerKind::fc) forward += forward_work(c, l).flops;

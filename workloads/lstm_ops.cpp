@@ -18,11 +18,9 @@ constexpr double kGateBackwardFlops = 10.0;
 // c_{t-1}, c_t, dh_t and dc_{t+1} (4h), writes dgates (4h) and dc_t (h): 13h / 4h.
 constexpr double kGateForwardTensors = 15.0 / 4.0;
 constexpr double kGateBackwardTensors = 13.0 / 4.0;
-constexpr double kLossForwardFlops = 5.0;  // max, subtract, exp, sum, log-normalise
-constexpr double kLossBackwardFlops = 2.0;
 constexpr double kTokenIndexBytes = 8.0;  // int64 token ids
 
-struct Ctx {
+struct LstmCtx {
   const LstmPass& p;
   const LstmSpec& m() const { return p.model; }
   std::int64_t tokens() const { return p.micro_batch * p.model.seq_len; }
@@ -51,17 +49,17 @@ struct TensorIndex {
   std::size_t decoder_bias() const { return w_ih(m.layers) + (m.tied_embeddings ? 0 : 1); }
 };
 
-std::string layer_name(std::int64_t l) { return "rnn.l" + std::to_string(l); }
-std::string step_name(std::int64_t l, std::int64_t t) { return layer_name(l) + ".t" + std::to_string(t); }
+std::string lstm_layer_name(std::int64_t l) { return "rnn.l" + std::to_string(l); }
+std::string step_name(std::int64_t l, std::int64_t t) { return lstm_layer_name(l) + ".t" + std::to_string(t); }
 
-ComputeWork embedding_forward(const Ctx& c) {
+ComputeWork embedding_forward(const LstmCtx& c) {
   ComputeWork w = c.stream(ComputeKind::embedding, static_cast<double>(c.tokens() * c.m().embedding), 0.0, 2.0);
   w.memory_bytes += static_cast<double>(c.tokens()) * kTokenIndexBytes;
   return w;
 }
 
 // Dense gradient of the table: zero it, then scatter-add each token's row.
-ComputeWork embedding_backward(const Ctx& c) {
+ComputeWork embedding_backward(const LstmCtx& c) {
   const double rows = static_cast<double>(c.tokens() * c.m().embedding);
   ComputeWork w = c.stream(ComputeKind::embedding, rows, 1.0, 1.0);
   w.memory_bytes += static_cast<double>(c.m().vocab * c.m().embedding) * c.gbpe() +
@@ -69,12 +67,12 @@ ComputeWork embedding_backward(const Ctx& c) {
   return w;
 }
 
-double gate_elements(const Ctx& c) { return static_cast<double>(c.p.micro_batch * c.m().gates()); }
-double logits(const Ctx& c) { return static_cast<double>(c.tokens() * c.m().vocab); }
+double gate_elements(const LstmCtx& c) { return static_cast<double>(c.p.micro_batch * c.m().gates()); }
+double logits(const LstmCtx& c) { return static_cast<double>(c.tokens() * c.m().vocab); }
 
-void add_layer_forward(const Ctx& c, std::int64_t l, std::vector<ModelOp>& ops) {
+void add_layer_forward(const LstmCtx& c, std::int64_t l, std::vector<ModelOp>& ops) {
   const LstmSpec& m = c.m();
-  ops.push_back({layer_name(l) + ".input_proj",
+  ops.push_back({lstm_layer_name(l) + ".input_proj",
                  OpPhase::forward,
                  c.gemm(c.tokens(), m.gates(), m.input_width(l), c.ibpe()),
                  {},
@@ -91,7 +89,7 @@ void add_layer_forward(const Ctx& c, std::int64_t l, std::vector<ModelOp>& ops) 
   }
 }
 
-void add_layer_backward(const Ctx& c, std::int64_t l, std::vector<ModelOp>& ops) {
+void add_layer_backward(const LstmCtx& c, std::int64_t l, std::vector<ModelOp>& ops) {
   const LstmSpec& m = c.m();
   const TensorIndex idx{m};
   const OpPhase bw = OpPhase::backward;
@@ -108,7 +106,7 @@ void add_layer_backward(const Ctx& c, std::int64_t l, std::vector<ModelOp>& ops)
       ops.push_back({at + ".recurrent.dgrad", bw, c.gemm(c.p.micro_batch, m.hidden, m.gates(), c.ibpe()), {}, {}});
     }
   }
-  const std::string at = layer_name(l);
+  const std::string at = lstm_layer_name(l);
   // cuDNN's backward-weights pass: one GEMM per matrix over all steps.
   ops.push_back({at + ".wgrad_hh", bw, c.gemm(m.gates(), m.hidden, c.tokens(), c.gbpe()), {idx.w_hh(l)}, {}});
   ops.push_back({at + ".wgrad_ih", bw, c.gemm(m.gates(), m.input_width(l), c.tokens(), c.gbpe()), {idx.w_ih(l)}, {}});
@@ -125,7 +123,7 @@ void add_layer_backward(const Ctx& c, std::int64_t l, std::vector<ModelOp>& ops)
 }  // namespace
 
 std::vector<ModelOp> lstm_forward_ops(const LstmPass& p) {
-  const Ctx c{p};
+  const LstmCtx c{p};
   std::vector<ModelOp> ops;
   ops.push_back({"encoder", OpPhase::forward, embedding_forward(c), {}, {}});
   for (std::int64_t l = 0; l < p.model.layers; ++l) add_layer_forward(c, l, ops);
@@ -137,7 +135,7 @@ std::vector<ModelOp> lstm_forward_ops(const LstmPass& p) {
 }
 
 std::vector<ModelOp> lstm_backward_ops(const LstmPass& p) {
-  const Ctx c{p};
+  const LstmCtx c{p};
   const LstmSpec& m = p.model;
   const TensorIndex idx{m};
   const OpPhase bw = OpPhase::backward;

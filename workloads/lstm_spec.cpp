@@ -8,8 +8,8 @@ namespace {
 
 // Keep 4h(in + h) and B*T*4h far inside int64, and the trace (two ops per
 // layer per time step, forward and backward) to a size that fits in memory.
-constexpr std::int64_t kMaxWidth = 65'536;
-constexpr std::int64_t kMaxLayers = 64;
+constexpr std::int64_t kMaxLstmWidth = 65'536;
+constexpr std::int64_t kMaxLstmLayers = 64;
 constexpr std::int64_t kMaxVocab = 4'194'304;
 constexpr std::int64_t kMaxSteps = 4'096;
 
@@ -37,9 +37,9 @@ LstmSpec parse_lstm_spec(const ConfigNode& node, const std::string& name) {
   spec.name = name;
   spec.source = node.string_or("source", "");
   spec.vocab = bounded_positive_integer(node, "vocab", kMaxVocab);
-  spec.hidden = bounded_positive_integer(node, "hidden", kMaxWidth);
-  spec.embedding = node.has("embedding") ? bounded_positive_integer(node, "embedding", kMaxWidth) : spec.hidden;
-  spec.layers = bounded_positive_integer(node, "layers", kMaxLayers);
+  spec.hidden = bounded_positive_integer(node, "hidden", kMaxLstmWidth);
+  spec.embedding = node.has("embedding") ? bounded_positive_integer(node, "embedding", kMaxLstmWidth) : spec.hidden;
+  spec.layers = bounded_positive_integer(node, "layers", kMaxLstmLayers);
   spec.seq_len = bounded_positive_integer(node, "seq_len", kMaxSteps);
   spec.bias = node.bool_or("bias", true);
   spec.tied_embeddings = node.bool_or("tied_embeddings", false);

@@ -8,8 +8,6 @@ namespace simctl {
 namespace {
 
 constexpr double kBiasFlops = 1.0;
-constexpr double kLossForwardFlops = 5.0;  // max, subtract, exp, sum, log-normalise
-constexpr double kLossBackwardFlops = 2.0;
 
 double forward_activation_flops(Activation a) {
   switch (a) {

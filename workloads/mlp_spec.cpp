@@ -7,8 +7,8 @@ namespace {
 
 // Wide enough for any dense layer we would simulate, small enough that
 // in * out stays far inside int64.
-constexpr std::int64_t kMaxWidth = 1'048'576;
-constexpr std::size_t kMaxLayers = 1024;
+constexpr std::int64_t kMaxMlpWidth = 1'048'576;
+constexpr std::size_t kMaxMlpLayers = 1024;
 
 Activation parse_activation(const ConfigNode& node) {
   if (!node.has("activation")) return Activation::relu;
@@ -19,14 +19,14 @@ Activation parse_activation(const ConfigNode& node) {
 
 std::vector<std::int64_t> parse_widths(const ConfigNode& node) {
   const auto items = node.elements();
-  if (items.size() < 2 || items.size() > kMaxLayers + 1) {
-    node.fail("expected a list of 2 to " + std::to_string(kMaxLayers + 1) +
+  if (items.size() < 2 || items.size() > kMaxMlpLayers + 1) {
+    node.fail("expected a list of 2 to " + std::to_string(kMaxMlpLayers + 1) +
               " widths: input features, then each layer's outputs");
   }
   std::vector<std::int64_t> widths;
   for (const auto& item : items) {
     const std::int64_t w = item.as_integer();
-    if (w < 1 || w > kMaxWidth) item.fail("must be a width from 1 to " + std::to_string(kMaxWidth));
+    if (w < 1 || w > kMaxMlpWidth) item.fail("must be a width from 1 to " + std::to_string(kMaxMlpWidth));
     widths.push_back(w);
   }
   return widths;

@@ -16,4 +16,9 @@ ComputeWork gemm_work(std::int64_t m, std::int64_t n, std::int64_t k, DType dtyp
 ComputeWork streaming_work(ComputeKind kind, DType dtype, double elements, double flops_per_element,
                            double tensors_touched);
 
+// Cross-entropy over the logits, FLOPs per logit: forward max, subtract, exp,
+// sum, log-normalise; backward softmax - one_hot, scaled.
+inline constexpr double kLossForwardFlops = 5.0;
+inline constexpr double kLossBackwardFlops = 2.0;
+
 }  // namespace simctl

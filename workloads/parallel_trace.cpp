@@ -329,7 +329,7 @@ RankTrace bind_rank(const WorkloadSpec& spec, const RankGrid& grid, std::uint32_
   return out;
 }
 
-StepTotals step_totals(const WorkloadSpec& spec) {
+StepTotals parallel_step_totals(const WorkloadSpec& spec) {
   const double sequences = static_cast<double>(spec.global_batch);
   StepTotals t;
   t.model_flops = spec.finetune ? finetune_model_flops(spec.model, *spec.finetune, sequences)
@@ -361,7 +361,7 @@ Trace build_parallel_trace(const WorkloadSpec& spec) {
   }
   for (std::uint32_t r = 0; r < grid.world_size(); ++r) trace.ranks.push_back(bind_rank(spec, grid, r, groups));
   trace.groups = groups.take();
-  trace.totals = step_totals(spec);
+  trace.totals = parallel_step_totals(spec);
   trace.compute_dtype = spec.precision;
   trace.gpu_of_rank = spec.parallel.gpus;
   return trace;

@@ -1,5 +1,6 @@
 #include "workloads/transformer_ops.hpp"
 
+#include "workloads/op_costs.hpp"
 #include "workloads/parameter_layout.hpp"
 #include "workloads/pass_geometry.hpp"
 #include "workloads/tp_overlap.hpp"
@@ -13,9 +14,7 @@ constexpr double kLayerNormForwardFlops = 8.0;  // mean, variance, normalise, sc
 constexpr double kLayerNormBackwardFlops = 16.0;
 constexpr double kRmsNormForwardFlops = 5.0;  // sum of squares, rsqrt scale, weight
 constexpr double kRmsNormBackwardFlops = 10.0;
-constexpr double kRopeFlops = 3.0;          // a 2x2 rotation per pair: 4 multiplies, 2 adds
-constexpr double kLossForwardFlops = 5.0;   // max, subtract, exp, sum, log-normalise
-constexpr double kLossBackwardFlops = 2.0;  // softmax - one_hot, scaled
+constexpr double kRopeFlops = 3.0;  // a 2x2 rotation per pair: 4 multiplies, 2 adds
 // Megatron's vocab-parallel cross-entropy all-reduces three fp32 values per
 // token over the TP group: the logit max, the sum of exponentials and the
 // target logit.

@@ -3,6 +3,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "models/network/collective_choice.hpp"
 #include "models/network/collective_group.hpp"
 #include "models/network/collective_plans.hpp"
 #include "models/network/nvls_tree_plan.hpp"
@@ -22,10 +23,6 @@ std::function<void()> join(std::size_t count, std::function<void()> done) {
   return [left, shared_done] {
     if (--*left == 0) (*shared_done)();
   };
-}
-
-bool is_ring_op(CollectiveOp op) {
-  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
 
 // NCCL's rings across nodes: one per local rank. Ring c enters node k at

@@ -11,11 +11,11 @@
 
 namespace simctl {
 
-namespace {
-
 bool is_ring_op(CollectiveOp op) {
   return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
+
+namespace {
 
 std::vector<Protocol> protocols_of(CollectiveAlgorithm a) {
   if (a == CollectiveAlgorithm::ring || a == CollectiveAlgorithm::tree)

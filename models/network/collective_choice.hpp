@@ -24,6 +24,10 @@ struct CollectiveChoice {
 ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& shape, const CollectiveTopology* topology,
                          const CollectiveTuning& tuning);
 
+// Whether `op` is one of the ops NCCL runs on rings (all-reduce, all-gather,
+// reduce-scatter).
+bool is_ring_op(CollectiveOp op);
+
 // Whether `algorithm` can run `op` on some group (ring cannot run all_to_all,
 // tree only all_reduce, ...).
 bool algorithm_runs_op(CollectiveAlgorithm algorithm, CollectiveOp op);

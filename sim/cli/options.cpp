@@ -16,6 +16,10 @@ po::options_description help_option() {
 
 }  // namespace
 
+std::string string_option(const ParsedOptions& options, const char* name) {
+  return options.values.count(name) ? options.values[name].as<std::string>() : std::string();
+}
+
 std::string options_text(const po::options_description& named, unsigned line_length) {
   po::options_description flat(line_length, line_length / 2);  // one list: no group captions or blank lines
   for (const auto& option : named.options()) flat.add(option);

@@ -22,6 +22,9 @@ struct ParsedOptions {
 ParsedOptions parse_command_options(const Command& command, const std::vector<std::string>& args,
                                     const boost::program_options::options_description& named);
 
+// The value of string option `name`, or "" when it was not given.
+std::string string_option(const ParsedOptions& options, const char* name);
+
 // The options of `named` (groups flattened) as po prints them: one per line,
 // with its value name, default and description wrapped at `line_length`.
 std::string options_text(const boost::program_options::options_description& named, unsigned line_length);

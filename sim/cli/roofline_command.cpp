@@ -27,7 +27,7 @@ std::vector<std::string> device_ids(const ParsedOptions& options, const Scenario
   return {s.system.part(s.system.gpus()[s.trace.gpu_index(rank)]).model};
 }
 
-std::string format(const char* pattern, double a, double b = 0.0) {
+std::string format_figures(const char* pattern, double a, double b = 0.0) {
   char buffer[160];
   std::snprintf(buffer, sizeof buffer, pattern, a, b);
   return buffer;
@@ -37,13 +37,14 @@ void print_device(const DeviceRoofline& d, std::ostream& out) {
   const bool cpu = d.memory_kind.rfind("ddr", 0) == 0 || d.memory_kind.rfind("lpddr", 0) == 0;
   const std::string matrix = std::string(to_string(d.matrix_dtype)) + (cpu ? " products" : " tensor");
   out << "device " << d.id << ": " << d.name << ", " << d.memory_kind << "\n";
-  out << "  peak " << format("%.1f", d.peak_matrix_flops_per_s / 1e12) << " TFLOP/s " << matrix << ", "
-      << format("%.1f", d.peak_vector_flops_per_s / 1e12) << " TFLOP/s fp32 vector; memory "
-      << format("%.1f GB/s peak, %.1f GB/s sustained", d.peak_bandwidth_bytes_per_s / 1e9,
-                d.sustained_bandwidth_bytes_per_s / 1e9)
+  out << "  peak " << format_figures("%.1f", d.peak_matrix_flops_per_s / 1e12) << " TFLOP/s " << matrix << ", "
+      << format_figures("%.1f", d.peak_vector_flops_per_s / 1e12) << " TFLOP/s fp32 vector; memory "
+      << format_figures("%.1f GB/s peak, %.1f GB/s sustained", d.peak_bandwidth_bytes_per_s / 1e9,
+                        d.sustained_bandwidth_bytes_per_s / 1e9)
       << "\n";
-  out << "  ridge point (peak FLOP/s / peak bandwidth): " << format("%.1f", d.matrix_ridge_flop_per_byte())
-      << " FLOP/B " << matrix << ", " << format("%.1f", d.vector_ridge_flop_per_byte()) << " FLOP/B fp32 vector\n";
+  out << "  ridge point (peak FLOP/s / peak bandwidth): " << format_figures("%.1f", d.matrix_ridge_flop_per_byte())
+      << " FLOP/B " << matrix << ", " << format_figures("%.1f", d.vector_ridge_flop_per_byte())
+      << " FLOP/B fp32 vector\n";
   out << "  op group                 kind         ops   GFLOP    GB moved  FLOP/B  ridge FLOP/B   time ms    TFLOP/s"
          "  bound\n";
   for (const RooflineGroup& g : d.groups) {
@@ -92,10 +93,6 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& js
   file << json.dump(2) << "\n";
 }
 
-std::string option(const ParsedOptions& options, const char* name) {
-  return options.values.count(name) ? options.values[name].as<std::string>() : std::string();
-}
-
 }  // namespace
 
 po::options_description roofline_options() {
@@ -142,9 +139,9 @@ int roofline_command_main(const ParsedOptions& options, std::ostream& out) {
     rooflines.push_back(to_json(roofline));
   }
   const nlohmann::json json{{"workload", s.labels.workload}, {"rank", rank}, {"devices", rooflines}};
-  std::string json_path = option(options, "json");
+  std::string json_path = string_option(options, "json");
   if (!json_path.empty()) write_json_file(json_path, json);
-  if (const std::string plot = option(options, "plot"); !plot.empty()) {
+  if (const std::string plot = string_option(options, "plot"); !plot.empty()) {
     std::filesystem::create_directories(plot);
     if (json_path.empty()) {
       json_path = (std::filesystem::path(plot) / "roofline.json").string();

@@ -26,13 +26,9 @@ void write_json_file(const std::filesystem::path& path, const nlohmann::json& js
   file << json.dump(2) << "\n";
 }
 
-std::string option(const ParsedOptions& options, const char* name) {
-  return options.values.count(name) ? options.values[name].as<std::string>() : std::string();
-}
-
 void write_outputs(const ParsedOptions& options, const RunView& run, std::ostream& out) {
-  const std::string json = option(options, "json"), csv = option(options, "csv");
-  const std::string trace = option(options, "trace"), plot = option(options, "plot");
+  const std::string json = string_option(options, "json"), csv = string_option(options, "csv");
+  const std::string trace = string_option(options, "trace"), plot = string_option(options, "plot");
   if (!json.empty()) write_json_file(json, render_json(run.report), "the JSON report");
   if (!csv.empty()) write_csv_tables(run, csv);
   if (!trace.empty()) write_json_file(trace, render_trace(run), "the trace");

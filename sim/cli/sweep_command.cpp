@@ -21,10 +21,6 @@ namespace po = boost::program_options;
 namespace simctl {
 namespace {
 
-std::string option(const ParsedOptions& options, const char* name) {
-  return options.values.count(name) ? options.values[name].as<std::string>() : std::string();
-}
-
 // "3/8" -> {3, 8}: shard I of N, 1-based.
 std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
   unsigned long long shard = 0, shards = 0;
@@ -61,7 +57,7 @@ std::vector<PointRow> run_spread(const Study& study, const std::vector<std::uint
 }
 
 SweepOutputs requested_outputs(const ParsedOptions& options) {
-  return {option(options, "json"), option(options, "csv"), option(options, "plot"),
+  return {string_option(options, "json"), string_option(options, "csv"), string_option(options, "plot"),
           options.values["top"].as<std::size_t>()};
 }
 
@@ -97,7 +93,7 @@ po::options_description sweep_merge_options() { return output_options(); }
 int sweep_command_main(const ParsedOptions& options, std::ostream& out) {
   const Study study = load_study(options.positionals[0]);
   check_point_count(study, options.values.count("yes") > 0);
-  const std::string shard_text = option(options, "shard"), out_dir = option(options, "out");
+  const std::string shard_text = string_option(options, "shard"), out_dir = string_option(options, "out");
   if (!shard_text.empty() && out_dir.empty()) throw UsageError("--shard needs --out DIR for the shard's rows");
   const auto [shard, shards] =
       shard_text.empty() ? std::pair<std::uint64_t, std::uint64_t>{1, 1} : parse_shard(shard_text);

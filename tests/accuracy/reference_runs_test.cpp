@@ -1,5 +1,7 @@
 // workloads/measured/reference_points.yaml: what the shipped file promises,
 // and a clear error naming file:line and the field for each kind of bad entry.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -23,13 +25,19 @@ const char* const kGoodEntry = R"(  - id: P
     plan: DP 8
 )";
 
+// One file per process: ctest -j runs this file's test cases side by side.
+std::string edited_path() {
+  return (std::filesystem::temp_directory_path() /
+          ("simctl_reference_runs_test_" + std::to_string(::getpid()) + ".yaml"))
+      .string();
+}
+
 // Loads a reference file holding the good entry with `from` replaced by `to`.
 ReferenceRuns load_edited(const std::string& from, const std::string& to) {
   std::string entry = kGoodEntry;
   if (!from.empty()) entry.replace(entry.find(from), from.size(), to);
-  const auto path = std::filesystem::temp_directory_path() / "simctl_reference_runs_test.yaml";
-  std::ofstream(path) << "reference_points:\n" << entry;
-  return load_reference_runs(path.string());
+  std::ofstream(edited_path()) << "reference_points:\n" << entry;
+  return load_reference_runs(edited_path());
 }
 
 }  // namespace
@@ -60,7 +68,7 @@ TEST_CASE("a good reference entry loads", "[accuracy][reference]") {
 
 TEST_CASE("bad reference entries name the file, line and field", "[accuracy][reference][errors]") {
   using Catch::Matchers::Contains;
-  CHECK_THROWS_WITH(load_edited("metric: step_s", "metric: tokens"), Contains("simctl_reference_runs_test.yaml:5") &&
+  CHECK_THROWS_WITH(load_edited("metric: step_s", "metric: tokens"), Contains(edited_path() + ":5") &&
                                                                          Contains("'tokens' is not valid") &&
                                                                          Contains("hardware_tflops_per_gpu"));
   CHECK_THROWS_WITH(load_edited("sample: out", "sample: maybe"),

@@ -2,6 +2,8 @@
 // the file, line, field, the value and the range simctl accepts.
 #include "sim/config/input_limits.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -14,12 +16,12 @@ using namespace simctl;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) { return test::config_error_message(f); }
+std::string limits_error_of(const std::function<void()>& f) { return test::config_error_message(f); }
 
 // The error reading `key` of a one-line file "key: value" with `read`.
 std::string read_error(const std::string& value, const std::function<void(const ConfigNode&)>& read) {
   const ConfigNode root = ConfigNode::load_string("pad: 0\nfield: " + value + "\n", "edge.yaml");
-  return error_of([&] { read(root.child("field")); });
+  return limits_error_of([&] { read(root.child("field")); });
 }
 
 }  // namespace
@@ -68,14 +70,15 @@ TEST_CASE("NaN and infinity in YAML numbers and quantities are refused", "[confi
 }
 
 TEST_CASE("a YAML file over the size limit is refused before it is parsed", "[config][limits]") {
-  const auto path = std::filesystem::temp_directory_path() / "simctl_limits_big.yaml";
+  const auto path =
+      std::filesystem::temp_directory_path() / ("simctl_limits_big_" + std::to_string(::getpid()) + ".yaml");
   {
     // A sparse file: its size is checked, so its bytes need not be written.
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << "a: 1\n";
   }
   std::filesystem::resize_file(path, 1ull << 30);  // 1 GiB
-  const std::string msg = error_of([&] { (void)ConfigNode::load_file(path.string()); });
+  const std::string msg = limits_error_of([&] { (void)ConfigNode::load_file(path.string()); });
   std::filesystem::remove(path);
   CHECK_THAT(msg, Catch::StartsWith(path.string()) && Catch::Contains("the YAML file is 1.00 GiB") &&
                       Catch::Contains("more than the 64.00 MiB simctl reads"));

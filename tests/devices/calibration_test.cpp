@@ -15,7 +15,7 @@ using namespace simctl;
 
 namespace {
 
-const DeviceCatalogue& catalogue() {
+const DeviceCatalogue& calibration_catalogue() {
   static const DeviceCatalogue loaded = DeviceCatalogue::load();
   return loaded;
 }
@@ -27,7 +27,7 @@ const std::vector<testing::ReferencePoint>& points() {
 
 // The benchmark's own figure of merit: FLOP/s, or bytes/s for STREAM.
 double simulated_figure(const testing::ReferencePoint& point) {
-  const GpuSpec& gpu = catalogue().gpu(point.gpu);
+  const GpuSpec& gpu = calibration_catalogue().gpu(point.gpu);
   ComputeEstimate estimate = estimate_compute(gpu, point.work);
   if (point.backward_work) {  // fwd+bwd FLOPs over the two kernels' time
     const TimePs total = estimate.time + estimate_compute(gpu, *point.backward_work).time;

@@ -30,7 +30,7 @@ struct KernelPoint {
   double harness_gap_s = 0.0;
 };
 
-ComputeWork gemm_work(const ConfigNode& p) {
+ComputeWork kernel_gemm_work(const ConfigNode& p) {
   ComputeWork w =
       testing::gemm_work(p.integer("m"), p.integer("n"), p.integer("k"), *dtype_from_string(p.string("dtype")));
   // fp8 GEMMs write bf16 (torch._scaled_mm out_dtype).
@@ -59,7 +59,7 @@ std::vector<KernelPoint> load_points() {
   const auto root = ConfigNode::load_file(data_root() + "/models/devices/measured/kernel_points.yaml");
   std::vector<KernelPoint> points;
   for (const ConfigNode& p : root.child("gemm").elements()) {
-    KernelPoint k{"gemm " + p.string("dtype"), p.string("split"), "", p.string("gpu"), gemm_work(p), 0, 0};
+    KernelPoint k{"gemm " + p.string("dtype"), p.string("split"), "", p.string("gpu"), kernel_gemm_work(p), 0, 0};
     k.label = std::to_string(k.work.m) + "x" + std::to_string(k.work.n) + "x" + std::to_string(k.work.k);
     k.measured_flops_per_s = p.number("tflops") * 1e12;
     k.harness_gap_s = p.number("harness_gap_us") * 1e-6;

@@ -37,7 +37,7 @@ const std::string kCpu = R"(cpus:
       source: test fit
 )";
 
-std::string error_of(const std::string& yaml) { return testing::catalogue_error_of(yaml); }
+std::string roofline_error_of(const std::string& yaml) { return testing::catalogue_error_of(yaml); }
 
 }  // namespace
 
@@ -66,7 +66,7 @@ TEST_CASE("unknown roofline devices and half-given CPU figures are refused", "[d
   CHECK_THROWS_WITH(roofline_device(catalogue, "nope"), Catch::Contains("valid: test-cpu"));
   std::string no_peak = kCpu;
   no_peak.erase(no_peak.find("    peak_dense"), no_peak.find("    compute_model") - no_peak.find("    peak_dense"));
-  CHECK_THAT(error_of(no_peak), Catch::Contains("bad.yaml:") && Catch::Contains("needs peak_dense beside it"));
+  CHECK_THAT(roofline_error_of(no_peak), Catch::Contains("bad.yaml:") && Catch::Contains("needs peak_dense beside it"));
 }
 
 TEST_CASE("the shipped DDR4 and DDR5 EPYCs carry compute figures", "[devices][roofline]") {

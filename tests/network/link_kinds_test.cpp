@@ -1,5 +1,7 @@
 #include "models/network/link_kinds.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +43,9 @@ TEST_CASE("PCIe never reaches its raw rate", "[network][link_kinds]") {
 }
 
 TEST_CASE("a malformed link kinds file is refused with its location", "[network][link_kinds]") {
-  const auto path = (std::filesystem::temp_directory_path() / "simctl_bad_link_kinds.yaml").string();
+  const auto path =
+      (std::filesystem::temp_directory_path() / ("simctl_bad_link_kinds_" + std::to_string(::getpid()) + ".yaml"))
+          .string();
   std::ofstream(path) << "link_kinds:\n  nvlink9:\n    bandwidth: 1 GB/s\n";
   std::string message;
   try {
@@ -50,7 +54,7 @@ TEST_CASE("a malformed link kinds file is refused with its location", "[network]
     message = e.what();
   }
   std::filesystem::remove(path);
-  CHECK_THAT(message, Catch::Contains("simctl_bad_link_kinds.yaml:3"));
+  CHECK_THAT(message, Catch::Contains(path + ":3"));
   CHECK_THAT(message, Catch::Contains("link_kinds.nvlink9"));
   CHECK_THAT(message, Catch::Contains("nvlink4"));  // lists the valid kinds
 }

@@ -10,11 +10,11 @@
 using namespace simctl;
 
 namespace {
-const std::string k22b = std::string(SIMCTL_SOURCE_DIR) + "/configs/dgx_a100x8_megatron_22b.yaml";
+const std::string k22bConfig = std::string(SIMCTL_SOURCE_DIR) + "/configs/dgx_a100x8_megatron_22b.yaml";
 }
 
 TEST_CASE("the 22B space keeps TP within a node and divisors of the model", "[study][search]") {
-  const Scenario base = load_scenario(k22b);
+  const Scenario base = load_scenario(k22bConfig);
   const PlanSpace space = enumerate_plans(base.workload, 8, 8);
   REQUIRE(!space.plans.empty());
   std::set<std::string> texts;
@@ -37,12 +37,12 @@ TEST_CASE("the 22B space keeps TP within a node and divisors of the model", "[st
 }
 
 TEST_CASE("the TP cap is the GPUs per node", "[study][search]") {
-  const Scenario base = load_scenario(k22b);
+  const Scenario base = load_scenario(k22bConfig);
   for (const Plan& p : enumerate_plans(base.workload, 8, 4).plans) CHECK(p.tensor <= 4);
 }
 
 TEST_CASE("a plan round-trips through its overrides and the loader", "[study][search]") {
-  const Scenario base = load_scenario(k22b);
+  const Scenario base = load_scenario(k22bConfig);
   Plan plan = plan_of(base.workload);
   plan.tensor = 4;
   plan.data = 2;
@@ -52,7 +52,7 @@ TEST_CASE("a plan round-trips through its overrides and the loader", "[study][se
   ScenarioOptions options;
   options.allow_out_of_memory = true;
   options.overrides = plan_overrides(plan, SourceLocation{"search plan", 0, 0});
-  const Scenario loaded = load_scenario(k22b, options);
+  const Scenario loaded = load_scenario(k22bConfig, options);
   CHECK(plan_text(plan_of(loaded.workload)) == plan_text(plan));
   CHECK(loaded.workload.global_batch == 4);
 }

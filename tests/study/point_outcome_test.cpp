@@ -9,7 +9,7 @@ using namespace simctl;
 
 namespace {
 
-ConfigOverride at(std::string path, std::string value) {
+ConfigOverride override_at(std::string path, std::string value) {
   return ConfigOverride{std::move(path), std::move(value), SourceLocation{"study.yaml", 3, 7}};
 }
 
@@ -30,19 +30,20 @@ TEST_CASE("a point without overrides is the run itself", "[study][point]") {
 
 TEST_CASE("overrides reach into the workload file the config names", "[study][point]") {
   const PointOutcome base = evaluate_point(kConfig, {});
-  const PointOutcome full = evaluate_point(kConfig, {at("workload.activation_recompute", "full")});
+  const PointOutcome full = evaluate_point(kConfig, {override_at("workload.activation_recompute", "full")});
   REQUIRE(full.status == PointStatus::ok);
   CHECK(full.metrics.step_time_ms > base.metrics.step_time_ms * 1.1);
   CHECK(full.metrics.peak_memory_gib < base.metrics.peak_memory_gib);
 }
 
 TEST_CASE("a point that cannot run says why, blamed on the override", "[study][point]") {
-  const PointOutcome bad = evaluate_point(kConfig, {at("workload.parallel.tensor", "3")});
+  const PointOutcome bad = evaluate_point(kConfig, {override_at("workload.parallel.tensor", "3")});
   CHECK(bad.status == PointStatus::invalid);
   CHECK_THAT(bad.reason, Catch::StartsWith("study.yaml:3:7"));
   const PointOutcome oom =
-      evaluate_point(kConfig, {at("workload.activation_recompute", "none"), at("workload.parallel.sequence", "false"),
-                               at("workload.micro_batch", "16"), at("workload.global_batch", "16")});
+      evaluate_point(kConfig, {override_at("workload.activation_recompute", "none"),
+                               override_at("workload.parallel.sequence", "false"),
+                               override_at("workload.micro_batch", "16"), override_at("workload.global_batch", "16")});
   CHECK(oom.status == PointStatus::out_of_memory);
   CHECK_THAT(oom.reason, Catch::Contains("GiB"));
   CHECK(oom.metrics.min_headroom_gib < 0.0);
@@ -70,7 +71,7 @@ TEST_CASE("every cost default names a GPU of the catalogue", "[study][costs]") {
 TEST_CASE("a communication-bound plan draws less power than a compute-bound one", "[study][costs]") {
   const PointOutcome fast = evaluate_point(kConfig, {});
   const PointOutcome slow =
-      evaluate_point(kConfig, {at("system.node_templates.dgx_a100.links[0].bandwidth", "6 GB/s")});
+      evaluate_point(kConfig, {override_at("system.node_templates.dgx_a100.links[0].bandwidth", "6 GB/s")});
   REQUIRE(fast.status == PointStatus::ok);
   REQUIRE(slow.status == PointStatus::ok);
   const auto compute_share = [](const PointMetrics& m) {

@@ -19,7 +19,7 @@ const System& cluster(int nodes) {
   return nodes == 4 ? x4 : nodes == 32 ? x32 : x128;
 }
 
-EndpointId id(const System& s, const std::string& name) {
+EndpointId fat_tree_id(const System& s, const std::string& name) {
   auto found = s.find(name);
   REQUIRE(found);
   return *found;
@@ -92,13 +92,13 @@ TEST_CASE("rail-optimised: every leaf holds one rail and same-rail traffic stays
     }
     CHECK(rails.size() == 1);
   }
-  const Path& p = s.route(id(s, "node0.gpu3"), id(s, "node31.gpu3"));
+  const Path& p = s.route(fat_tree_id(s, "node0.gpu3"), fat_tree_id(s, "node31.gpu3"));
   std::vector<std::string> names;
   for (EndpointId v : parts_on(s, p)) names.push_back(s.part(v).name);
   REQUIRE(names.size() == 7);
   CHECK(names[1] == "node0.pcie_switch3");
   CHECK(names[2] == "node0.nic3");
-  CHECK(s.part(id(s, names[3])).group == "leaf");
+  CHECK(s.part(fat_tree_id(s, names[3])).group == "leaf");
   CHECK(names[4] == "node31.nic3");
   CHECK(names[6] == "node31.gpu3");
 }
@@ -107,8 +107,8 @@ TEST_CASE("cross-rail traffic climbs to a spine and never crosses a CPU socket",
   const System& s = cluster(4);
   for (int src = 0; src < 8; ++src) {
     for (int dst = 0; dst < 8; ++dst) {
-      const auto a = id(s, "node0.gpu" + std::to_string(src));
-      const auto b = id(s, "node2.gpu" + std::to_string(dst));
+      const auto a = fat_tree_id(s, "node0.gpu" + std::to_string(src));
+      const auto b = fat_tree_id(s, "node2.gpu" + std::to_string(dst));
       const auto parts = parts_on(s, s.route(a, b));
       int spines = 0, cpus = 0;
       for (EndpointId v : parts) {
@@ -125,8 +125,8 @@ TEST_CASE("cross-rail traffic climbs to a spine and never crosses a CPU socket",
 
 TEST_CASE("ECMP spreads flows over the spines deterministically with collisions", "[topology][fabric][ecmp]") {
   const System& s = cluster(4);  // rail leaves have 4 uplinks each: 4 equal-cost spines
-  const auto a = id(s, "node0.gpu0");
-  const auto b = id(s, "node3.gpu5");
+  const auto a = fat_tree_id(s, "node0.gpu0");
+  const auto b = fat_tree_id(s, "node3.gpu5");
   const Path& fixed = s.route(a, b);
   std::map<EndpointId, int> flows_per_spine;
   for (std::uint64_t key = 0; key < 64; ++key) {
@@ -263,12 +263,12 @@ TEST_CASE("a mixed cluster: A100 NICs link at HDR on the NDR fabric", "[topology
   REQUIRE(s.gpus().size() == 32);
   CHECK(s.part(s.gpus()[0]).model == "h100-sxm");
   CHECK(s.part(s.gpus()[31]).model == "a100-sxm-80gb");
-  const Path& p = s.route(id(s, "node0.gpu0"), id(s, "node3.gpu0"));
+  const Path& p = s.route(fat_tree_id(s, "node0.gpu0"), fat_tree_id(s, "node3.gpu0"));
   double slowest = 1e30;
   for (LinkId l : p.links) slowest = std::min(slowest, s.link_spec(l).bandwidth.gb_per_s());
   CHECK(slowest == Approx(25));  // 200 Gb/s
-  const auto h100_leaf = total_to(s, id(s, "node0.nic0"), PartKind::network_switch);
-  const auto a100_leaf = total_to(s, id(s, "node3.nic0"), PartKind::network_switch);
+  const auto h100_leaf = total_to(s, fat_tree_id(s, "node0.nic0"), PartKind::network_switch);
+  const auto a100_leaf = total_to(s, fat_tree_id(s, "node3.nic0"), PartKind::network_switch);
   CHECK(h100_leaf.gb_per_s() == Approx(50));
   CHECK(a100_leaf.gb_per_s() == Approx(25));
 }

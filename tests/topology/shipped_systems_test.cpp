@@ -8,7 +8,7 @@ using namespace simctl;
 
 namespace {
 
-EndpointId id(const System& s, const std::string& name) {
+EndpointId endpoint_id(const System& s, const std::string& name) {
   auto found = s.find(name);
   REQUIRE(found);
   return *found;
@@ -30,25 +30,25 @@ TEST_CASE("DGX A100: GPU pairs share a PCIe switch with two NICs", "[topology][s
   REQUIRE(s.gpus().size() == 8);
   CHECK(s.part(s.gpus()[0]).model == "a100-sxm-80gb");
   CHECK(s.parts_of_kind(PartKind::pcie_switch).size() == 4);
-  const Path& nv = s.route(id(s, "node0.gpu0"), id(s, "node0.gpu7"));
+  const Path& nv = s.route(endpoint_id(s, "node0.gpu0"), endpoint_id(s, "node0.gpu7"));
   CHECK(hops(s, nv) == std::vector<std::string>{"node0.gpu0", "node0.nvswitch", "node0.gpu7"});
   CHECK(s.link_spec(nv.links[0]).kind == LinkKind::nvlink3);
   // gpu2 and gpu3 sit on pcie_switch1, with nic2 and nic3.
   for (const char* gpu : {"node0.gpu2", "node0.gpu3"}) {
-    const Path& p = s.route(id(s, gpu), id(s, "node0.nic3"));
+    const Path& p = s.route(endpoint_id(s, gpu), endpoint_id(s, "node0.nic3"));
     CHECK(hops(s, p) == std::vector<std::string>{gpu, "node0.pcie_switch1", "node0.nic3"});
   }
-  CHECK(s.part(*s.nearest(id(s, "node0.gpu5"), PartKind::dram)).name == "node0.dram1");
+  CHECK(s.part(*s.nearest(endpoint_id(s, "node0.gpu5"), PartKind::dram)).name == "node0.dram1");
 }
 
 TEST_CASE("GH200: the GPU reaches LPDDR5X and its NIC through Grace over NVLink-C2C", "[topology][shipped]") {
   const System s = test::system_from_file("configs/systems/gh200.yaml");
   REQUIRE(s.gpus().size() == 1);
-  const Path& h2d = s.route(id(s, "node0.lpddr"), id(s, "node0.gpu"));
+  const Path& h2d = s.route(endpoint_id(s, "node0.lpddr"), endpoint_id(s, "node0.gpu"));
   CHECK(hops(s, h2d) == std::vector<std::string>{"node0.lpddr", "node0.grace", "node0.gpu"});
   CHECK(s.link_spec(h2d.links[1]).kind == LinkKind::nvlink_c2c);
   CHECK(s.link_spec(h2d.links[1]).bandwidth.gb_per_s() == Approx(450));  // 900 GB/s both ways
-  const Path& rdma = s.route(id(s, "node0.gpu"), id(s, "node0.nic"));
+  const Path& rdma = s.route(endpoint_id(s, "node0.gpu"), endpoint_id(s, "node0.nic"));
   CHECK(hops(s, rdma) == std::vector<std::string>{"node0.gpu", "node0.grace", "node0.nic"});
 }
 
@@ -81,7 +81,7 @@ TEST_CASE("the other socket's memory is reached over the socket link and never p
   for (const char* file : {"configs/systems/dgx_h100.yaml", "configs/systems/dgx_a100.yaml"}) {
     INFO(file);
     const System s = test::system_from_file(file);
-    const Path& remote = s.route(id(s, "node0.gpu0"), id(s, "node0.dram1"));
+    const Path& remote = s.route(endpoint_id(s, "node0.gpu0"), endpoint_id(s, "node0.dram1"));
     const auto names = hops(s, remote);
     REQUIRE(names.size() == 5);  // gpu pcie_switch cpu0 cpu1 dram1
     CHECK(names[2] == "node0.cpu0");

@@ -1,5 +1,7 @@
 // Systems too large to build, and import chains too long or circular, are
 // refused before anything is built, naming the size and the limit.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -27,7 +29,7 @@ std::string node_with(const std::string& parts, int nodes) {
 // A folder of system files, each importing template `box` from the next;
 // the last defines it. Returns the first file's path.
 std::string import_chain(const std::string& name, int length, bool cyclic) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
+  const auto dir = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (int i = 0; i < length; ++i) {
@@ -79,12 +81,13 @@ TEST_CASE("an all_to_all link of over a million cables is refused", "[topology][
 // Ten thousand templates in one file, t<i> importing t<i+1> from the same
 // file (one file to write, not ten thousand).
 TEST_CASE("a ten-thousand-level import chain stops at the depth limit", "[topology][limits]") {
-  const auto path = std::filesystem::temp_directory_path() / "simctl_import_chain_10000.yaml";
+  const auto path =
+      std::filesystem::temp_directory_path() / ("simctl_import_chain_10000_" + std::to_string(::getpid()) + ".yaml");
   {
     std::ofstream out(path);
     out << "system:\n  name: chain\n  node_templates:\n";
     for (int i = 0; i < 10000; ++i) {
-      out << "    t" << i << ": {import: simctl_import_chain_10000.yaml, template: t" << i + 1 << "}\n";
+      out << "    t" << i << ": {import: " << path.filename().string() << ", template: t" << i + 1 << "}\n";
     }
     out << "  nodes: [{template: t0}]\n";
   }

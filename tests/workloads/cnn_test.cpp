@@ -27,7 +27,7 @@ const CnnLayer& layer(const CnnSpec& m, const std::string& name) {
   return m.layers.front();
 }
 
-WorkloadSpec parse_text(const std::string& text) {
+WorkloadSpec parse_cnn(const std::string& text) {
   return parse_workload(ConfigNode::load_string(text, "w.yaml").child("workload"));
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("a conv has a bias by default, as PyTorch's nn.Conv2d, and none with b
 }
 
 TEST_CASE("an inline CNN parses and builds a DDP trace", "[workloads][cnn]") {
-  const auto spec = parse_text(
+  const auto spec = parse_cnn(
       "workload: {model: {kind: cnn, input: [3, 32, 32], layers: [{conv: 16, in: 3, kernel: 3, padding: 1, bias: "
       "false}, bn, "
       "relu, {max_pool: 2}, {bottleneck: 8, blocks: 2, stride: 2}, {avg_pool: global}, {fc: 10}]}, "
@@ -102,14 +102,14 @@ TEST_CASE("an inline CNN parses and builds a DDP trace", "[workloads][cnn]") {
   const Trace trace = build_ddp_trace(spec, 2);
   CHECK(trace.totals.parameters == static_cast<double>(parameter_count(spec)));
   CHECK(trace.totals.samples == 16);
-  CHECK_THROWS_AS(parse_text("workload: {model: resnet50, parallel: {data: 2, tensor: 2}, micro_batch: 1}\n"),
+  CHECK_THROWS_AS(parse_cnn("workload: {model: resnet50, parallel: {data: 2, tensor: 2}, micro_batch: 1}\n"),
                   ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: cnn, input: [3, 8, 8], layers: [{conv: 4, in: 5}, "
-                             "{fc: 2}]}, micro_batch: 1}\n"),
+  CHECK_THROWS_AS(parse_cnn("workload: {model: {kind: cnn, input: [3, 8, 8], layers: [{conv: 4, in: 5}, "
+                            "{fc: 2}]}, micro_batch: 1}\n"),
                   ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: cnn, input: [3, 4, 4], layers: [{conv: 4, kernel: 7}, "
-                             "{fc: 2}]}, micro_batch: 1}\n"),
+  CHECK_THROWS_AS(parse_cnn("workload: {model: {kind: cnn, input: [3, 4, 4], layers: [{conv: 4, kernel: 7}, "
+                            "{fc: 2}]}, micro_batch: 1}\n"),
                   ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: cnn, input: [3, 4, 4], layers: [relu]}, micro_batch: 1}\n"),
+  CHECK_THROWS_AS(parse_cnn("workload: {model: {kind: cnn, input: [3, 4, 4], layers: [relu]}, micro_batch: 1}\n"),
                   ConfigError);
 }

@@ -15,7 +15,7 @@ using namespace simctl::testing;
 
 namespace {
 
-WorkloadSpec workload(const std::string& lines) {
+WorkloadSpec fp8_workload(const std::string& lines) {
   return parse_workload(ConfigNode::load_string("workload:\n" + lines, "w.yaml").child("workload"));
 }
 
@@ -26,7 +26,7 @@ const std::string kLlama7bBf16 =
     "  model: llama2-7b\n  parallel: {data: 8}\n  strategy: zero1\n  micro_batch: 1\n  global_batch: 16\n"
     "  precision: bf16\n";
 
-std::string write_config(const std::string& name, const std::string& text) {
+std::string write_fp8_config(const std::string& name, const std::string& text) {
   return write_test_config("simctl_fp8", name, text);
 }
 
@@ -34,9 +34,9 @@ std::string run_config_text(const std::string& system, const std::string& worklo
   return "name: fp8 case\nsystem: " + config_path("configs/systems/" + system) + "\nworkload:\n" + workload_lines;
 }
 
-std::string rejection(const std::string& path) { return load_rejection(path); }
+std::string fp8_rejection(const std::string& path) { return load_rejection(path); }
 
-double item_bytes(const StageMemory& row, const std::string& name) {
+double fp8_item_bytes(const StageMemory& row, const std::string& name) {
   for (const auto& use : row.items) {
     if (use.name == name) return use.bytes;
   }
@@ -52,7 +52,7 @@ double collective_bytes(const std::vector<ModelOp>& ops, const std::string& name
 }  // namespace
 
 TEST_CASE("fp8 runs the linear layers' GEMMs in fp8 and the rest in bf16", "[fp8]") {
-  const WorkloadSpec spec = workload(kLlama7bFp8);
+  const WorkloadSpec spec = fp8_workload(kLlama7bFp8);
   REQUIRE(spec.fp8);
   CHECK(spec.precision == DType::bf16);
   const PassShape shape = plan_shape(spec);
@@ -76,7 +76,7 @@ TEST_CASE("fp8 runs the linear layers' GEMMs in fp8 and the rest in bf16", "[fp8
 }
 
 TEST_CASE("an fp8 cast moves 4 bytes per input element and the weight once per step", "[fp8]") {
-  const WorkloadSpec spec = workload(kLlama7bFp8);  // 2 micro-batches per step
+  const WorkloadSpec spec = fp8_workload(kLlama7bFp8);  // 2 micro-batches per step
   const PassShape shape = plan_shape(spec);
   const auto& m = spec.model;
   const double tokens = static_cast<double>(m.seq_len);
@@ -86,7 +86,7 @@ TEST_CASE("an fp8 cast moves 4 bytes per input element and the weight once per s
 }
 
 TEST_CASE("bf16 passes have no fp8 kernels", "[fp8]") {
-  const auto fwd = forward_ops(plan_shape(workload(kLlama7bBf16)));
+  const auto fwd = forward_ops(plan_shape(fp8_workload(kLlama7bBf16)));
   for (const auto& op : fwd) {
     CHECK(op.name.find("fp8") == std::string::npos);
     if (!op.comm) CHECK(op.work.dtype != DType::fp8);
@@ -94,29 +94,29 @@ TEST_CASE("bf16 passes have no fp8 kernels", "[fp8]") {
 }
 
 TEST_CASE("fp8 memory holds the fp8 weight copies and saves GEMM inputs in 1 byte", "[fp8][memory]") {
-  const WorkloadSpec fp8 = workload(kLlama7bFp8);
-  const WorkloadSpec bf16 = workload(kLlama7bBf16);
+  const WorkloadSpec fp8 = fp8_workload(kLlama7bFp8);
+  const WorkloadSpec bf16 = fp8_workload(kLlama7bBf16);
   const StageMemory fp8_row = estimate_memory(fp8).front();
   const StageMemory bf16_row = estimate_memory(bf16).front();
   const auto& m = fp8.model;
   const double linear = static_cast<double>(m.layers) *
                         static_cast<double>(m.hidden * (m.qkv_width() + m.hidden + m.mlp_up_width() + m.ffn));
-  CHECK(item_bytes(fp8_row, "fp8_weight_copies") == Approx(2.0 * linear));
-  CHECK(item_bytes(bf16_row, "fp8_weight_copies") < 0.0);
-  CHECK(item_bytes(fp8_row, "weights") == Approx(item_bytes(bf16_row, "weights")));
-  CHECK(item_bytes(fp8_row, "optimizer_states") == Approx(item_bytes(bf16_row, "optimizer_states")));
+  CHECK(fp8_item_bytes(fp8_row, "fp8_weight_copies") == Approx(2.0 * linear));
+  CHECK(fp8_item_bytes(bf16_row, "fp8_weight_copies") < 0.0);
+  CHECK(fp8_item_bytes(fp8_row, "weights") == Approx(fp8_item_bytes(bf16_row, "weights")));
+  CHECK(fp8_item_bytes(fp8_row, "optimizer_states") == Approx(fp8_item_bytes(bf16_row, "optimizer_states")));
   // Per s*b*h: QKV and MLP-up inputs (1 B each saved), attention-output
   // input (1 B) and MLP-down input (ffn/h B).
   const double sbh = static_cast<double>(m.seq_len * m.hidden);
   const double saved = sbh * (2.0 + 1.0 + static_cast<double>(m.ffn) / static_cast<double>(m.hidden));
-  CHECK(item_bytes(bf16_row, "activations") - item_bytes(fp8_row, "activations") ==
+  CHECK(fp8_item_bytes(bf16_row, "activations") - fp8_item_bytes(fp8_row, "activations") ==
         Approx(static_cast<double>(m.layers) * saved));
 }
 
 TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[fp8][comm]") {
   const std::string sp = "  model: llama2-7b\n  parallel: {tensor: 8, sequence: true}\n  micro_batch: 1\n";
-  const auto plain = forward_ops(plan_shape(workload(sp + "  precision: fp8\n")));
-  const auto halved = forward_ops(plan_shape(workload(sp + "  precision: fp8\n  fp8: {tp_all_gather: true}\n")));
+  const auto plain = forward_ops(plan_shape(fp8_workload(sp + "  precision: fp8\n")));
+  const auto halved = forward_ops(plan_shape(fp8_workload(sp + "  precision: fp8\n  fp8: {tp_all_gather: true}\n")));
   CHECK(collective_bytes(halved, "layer0.attn.all_gather") ==
         Approx(collective_bytes(plain, "layer0.attn.all_gather") / 2.0));
   CHECK(collective_bytes(halved, "layer0.mlp.all_gather") ==
@@ -126,8 +126,8 @@ TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[f
   CHECK(collective_bytes(halved, "lm_head.all_gather") == Approx(collective_bytes(plain, "lm_head.all_gather")));
 
   const std::string fsdp = "  model: llama2-7b\n  parallel: {data: 8}\n  strategy: fsdp\n  micro_batch: 1\n";
-  const WorkloadSpec gathered = workload(fsdp + "  precision: fp8\n  fp8: {param_all_gather: true}\n");
-  const WorkloadSpec bf16 = workload(fsdp + "  precision: fp8\n");
+  const WorkloadSpec gathered = fp8_workload(fsdp + "  precision: fp8\n  fp8: {param_all_gather: true}\n");
+  const WorkloadSpec bf16 = fp8_workload(fsdp + "  precision: fp8\n");
   const ModelUnit layer = stage_chunk(gathered, 0, 0).units[1];
   REQUIRE(layer.name == "layer0");
   const double linear = static_cast<double>(gathered.model.linear_parameters());
@@ -137,7 +137,7 @@ TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[f
 
 TEST_CASE("fp8 speeds a GEMM-heavy Llama 2 7B step on H100 by a bounded factor", "[fp8][plans]") {
   const auto step = [](const std::string& lines) {
-    return run_scenario(load_scenario(write_config("step", run_config_text("dgx_h100.yaml", lines)))).step_s();
+    return run_scenario(load_scenario(write_fp8_config("step", run_config_text("dgx_h100.yaml", lines)))).step_s();
   };
   const double fp8 = step(kLlama7bFp8);
   const double bf16 = step(kLlama7bBf16);
@@ -151,14 +151,14 @@ TEST_CASE("fp8 speeds a GEMM-heavy Llama 2 7B step on H100 by a bounded factor",
 
 TEST_CASE("fp8 configs that cannot run are refused with the field and what is valid", "[fp8][errors]") {
   SECTION("a GPU without FP8 tensor cores") {
-    const std::string msg = rejection(write_config("a100", run_config_text("dgx_a100.yaml", kLlama7bFp8)));
+    const std::string msg = fp8_rejection(write_fp8_config("a100", run_config_text("dgx_a100.yaml", kLlama7bFp8)));
     CHECK_THAT(msg, Catch::Contains("a100.yaml:"));
     CHECK_THAT(msg, Catch::Contains("workload.precision"));
     CHECK_THAT(msg, Catch::Contains("A100"));
     CHECK_THAT(msg, Catch::Contains("h100-sxm"));
   }
   const auto refused = [](const std::string& lines) {
-    return rejection(write_config("bad", run_config_text("dgx_h100.yaml", lines)));
+    return fp8_rejection(write_fp8_config("bad", run_config_text("dgx_h100.yaml", lines)));
   };
   SECTION("fp8 options without fp8") {
     CHECK_THAT(refused(kLlama7bBf16 + "  fp8: {tp_all_gather: false}\n"),

@@ -3,6 +3,7 @@
 // untied head, TP over KV heads, and the memory and FLOP figures that follow.
 #include <catch2/catch.hpp>
 
+#include "tests/workloads/op_named.hpp"
 #include "workloads/ddp_trace.hpp"
 #include "workloads/memory_estimate.hpp"
 #include "workloads/model_catalogue.hpp"
@@ -22,13 +23,7 @@ TransformerSpec catalogue_model(const std::string& id) {
   return *found;
 }
 
-const ModelOp& op_named(const std::vector<ModelOp>& ops, const std::string& name) {
-  for (const auto& op : ops) {
-    if (op.name == name) return op;
-  }
-  FAIL("no op named " << name);
-  throw;  // unreachable
-}
+using testing::op_named;
 
 bool has_op(const std::vector<ModelOp>& ops, const std::string& name) {
   for (const auto& op : ops) {

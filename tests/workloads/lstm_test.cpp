@@ -22,7 +22,7 @@ LstmSpec catalogue_lstm(const std::string& id) {
   return *found;
 }
 
-WorkloadSpec parse_text(const std::string& text) {
+WorkloadSpec parse_lstm(const std::string& text) {
   return parse_workload(ConfigNode::load_string(text, "w.yaml").child("workload"));
 }
 
@@ -61,14 +61,14 @@ TEST_CASE("lstm-ptb-large has torch.nn's parameter count, two bias vectors per l
 }
 
 TEST_CASE("a tied decoder shares the embedding; bias: false drops both vectors", "[workloads][lstm]") {
-  const auto tied = parse_text(
+  const auto tied = parse_lstm(
       "workload: {model: {kind: lstm, vocab: 33278, hidden: 650, layers: 2, seq_len: 35, tied_embeddings: true}, "
       "micro_batch: 20}\n");
   REQUIRE(tied.lstm.has_value());
   // PyTorch word_language_model --emsize 650 --nhid 650 --tied on WikiText-2.
   CHECK(parameter_count(tied) == 33278 * 650 + 2 * (4 * 650 * 1300 + 8 * 650) + 33278);
   CHECK(lstm_parameter_tensors(*tied.lstm).size() == 1 + 2 * 4 + 1);
-  const auto no_bias = parse_text(
+  const auto no_bias = parse_lstm(
       "workload: {model: {kind: lstm, vocab: 100, hidden: 8, embedding: 4, layers: 1, seq_len: 3, bias: false}, "
       "micro_batch: 1}\n");
   CHECK(parameter_count(no_bias) == 100 * 4 + 4 * 8 * (4 + 8) + 8 * 100 + 100);
@@ -122,7 +122,7 @@ TEST_CASE("LSTM passes: one input projection per layer, a recurrent GEMM and a g
 
 TEST_CASE("LSTM DDP traces count tokens and memory counts weights, Adam and per-step activations",
           "[workloads][lstm]") {
-  const auto spec = parse_text(
+  const auto spec = parse_lstm(
       "workload: {model: lstm-ptb-large, parallel: {data: 2}, micro_batch: 64, precision: fp16, "
       "ddp: {grad_dtype: fp32}}\n");
   REQUIRE(spec.lstm.has_value());
@@ -139,12 +139,12 @@ TEST_CASE("LSTM DDP traces count tokens and memory counts weights, Adam and per-
   // 35 steps x (embedding 1500 + 2 layers x (4h gates + c + h) + 10k logits) x 64 x 2 bytes.
   CHECK(activations == Approx(64.0 * 35 * (1500 + 2 * 9000 + 10'000) * 2));
   CHECK(total > 66'034'000.0 * 16);  // fp16 weights, fp32 master, grads and two Adam moments at least
-  CHECK_THROWS_AS(parse_text("workload: {model: lstm-ptb-large, parallel: {tensor: 2}, micro_batch: 1}\n"),
+  CHECK_THROWS_AS(parse_lstm("workload: {model: lstm-ptb-large, parallel: {tensor: 2}, micro_batch: 1}\n"),
                   ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: lstm, vocab: 10, hidden: 8, embedding: 4, layers: 1, "
+  CHECK_THROWS_AS(parse_lstm("workload: {model: {kind: lstm, vocab: 10, hidden: 8, embedding: 4, layers: 1, "
                              "seq_len: 3, tied_embeddings: true}, micro_batch: 1}\n"),
                   ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: lstm, vocab: 10, hidden: 0, layers: 1, seq_len: 3}, "
+  CHECK_THROWS_AS(parse_lstm("workload: {model: {kind: lstm, vocab: 10, hidden: 0, layers: 1, seq_len: 3}, "
                              "micro_batch: 1}\n"),
                   ConfigError);
 }

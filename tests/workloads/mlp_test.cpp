@@ -25,7 +25,7 @@ std::vector<std::string> names(const std::vector<ModelOp>& ops) {
   return out;
 }
 
-WorkloadSpec parse_text(const std::string& text) {
+WorkloadSpec parse_mlp(const std::string& text) {
   return parse_workload(ConfigNode::load_string(text, "w.yaml").child("workload"));
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("MLP passes are GEMM, bias and activation per layer", "[workloads][mlp
 }
 
 TEST_CASE("an inline MLP parses, and runs data parallelism only", "[workloads][mlp]") {
-  const auto spec = parse_text(
+  const auto spec = parse_mlp(
       "workload: {model: {kind: mlp, layers: [784, 256, 256, 10], activation: gelu}, parallel: {data: 2}, "
       "micro_batch: 64}\n");
   REQUIRE(spec.mlp.has_value());
@@ -73,9 +73,9 @@ TEST_CASE("an inline MLP parses, and runs data parallelism only", "[workloads][m
   CHECK(trace.totals.parameters == static_cast<double>(parameter_count(spec)));
   CHECK(trace.totals.samples == 64 * 2);
   CHECK(trace.totals.tokens == 0);  // an MLP's samples are not token sequences
-  CHECK_THROWS_AS(parse_text("workload: {model: mlp-33-512-10, parallel: {data: 2, tensor: 2}, micro_batch: 1}\n"),
+  CHECK_THROWS_AS(parse_mlp("workload: {model: mlp-33-512-10, parallel: {data: 2, tensor: 2}, micro_batch: 1}\n"),
                   ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: mlp-33-512-10, strategy: zero3, micro_batch: 1}\n"), ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: mlp, layers: [33]}, micro_batch: 1}\n"), ConfigError);
-  CHECK_THROWS_AS(parse_text("workload: {model: {kind: cnn, layers: [3, 4]}, micro_batch: 1}\n"), ConfigError);
+  CHECK_THROWS_AS(parse_mlp("workload: {model: mlp-33-512-10, strategy: zero3, micro_batch: 1}\n"), ConfigError);
+  CHECK_THROWS_AS(parse_mlp("workload: {model: {kind: mlp, layers: [33]}, micro_batch: 1}\n"), ConfigError);
+  CHECK_THROWS_AS(parse_mlp("workload: {model: {kind: cnn, layers: [3, 4]}, micro_batch: 1}\n"), ConfigError);
 }

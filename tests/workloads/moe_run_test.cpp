@@ -1,6 +1,8 @@
 // The shipped Mixtral 8x7B config (EP 8 inside each of 4 DGX H100 nodes)
 // runs end to end, and its token all-to-alls show as exposed expert-parallel
 // communication.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +43,9 @@ TEST_CASE("Mixtral 8x7B EP8 step exposes its token all-to-alls", "[plans][moe]")
 // replay used to merge them by membership and crash (under PP 2 or TP 2).
 TEST_CASE("an EP group with the DP group's ranks is its own communicator", "[plans][moe]") {
   const std::string config = testing::config_path("configs/systems/dgx_h100.yaml");
-  const std::string path = (std::filesystem::temp_directory_path() / "simctl_moe_ep_equals_dp.yaml").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("simctl_moe_ep_equals_dp_" + std::to_string(::getpid()) + ".yaml"))
+          .string();
   std::ofstream(path) << "system: " << config << "\n"
                       << "workload:\n"
                          "  model: {layers: 4, hidden: 1024, heads: 8, vocab: 32000, seq_len: 1024, ffn: 2048,\n"

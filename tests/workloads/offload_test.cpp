@@ -15,7 +15,7 @@ using namespace simctl;
 
 namespace {
 
-WorkloadSpec parse_text(const std::string& text) {
+WorkloadSpec parse_offload(const std::string& text) {
   return parse_workload(ConfigNode::load_string(text, "w.yaml").child("workload"));
 }
 
@@ -27,7 +27,7 @@ std::string workload(const std::string& offload, const std::string& model = "gpt
 
 std::string error_of(const std::string& text) {
   try {
-    parse_text(text);
+    parse_offload(text);
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -61,11 +61,11 @@ double item(const std::vector<MemoryUse>& items, const std::string& name) {
 }  // namespace
 
 TEST_CASE("offload parses, defaults to none, and bad values name file, line and choices", "[workloads][offload]") {
-  CHECK_FALSE(parse_text(workload("{}")).offload.any());
-  const auto spec = parse_text(workload("{optimizer: cpu, activations: none}"));
+  CHECK_FALSE(parse_offload(workload("{}")).offload.any());
+  const auto spec = parse_offload(workload("{optimizer: cpu, activations: none}"));
   CHECK(spec.offload.optimizer);
   CHECK_FALSE(spec.offload.activations);
-  CHECK(parse_text(workload("{activations: cpu}")).offload.activations);
+  CHECK(parse_offload(workload("{activations: cpu}")).offload.activations);
 
   const std::string bad = error_of(workload("{optimizer: gpu}"));
   CHECK_THAT(bad, Catch::Contains("w.yaml:6"));
@@ -78,7 +78,7 @@ TEST_CASE("offload parses, defaults to none, and bad values name file, line and 
 }
 
 TEST_CASE("optimizer offload runs Adam on the host between gradient and weight copies", "[workloads][offload]") {
-  const WorkloadSpec spec = parse_text(workload("{optimizer: cpu}"));
+  const WorkloadSpec spec = parse_offload(workload("{optimizer: cpu}"));
   const Trace trace = build_parallel_trace(spec);
   const std::vector<Op>& ops = trace.programs.at(0);
   CHECK(find(ops, "optimizer.adam") == nullptr);  // no GPU step
@@ -107,7 +107,7 @@ TEST_CASE("optimizer offload runs Adam on the host between gradient and weight c
 }
 
 TEST_CASE("activation offload copies each block out after forward and back before backward", "[workloads][offload]") {
-  const WorkloadSpec spec = parse_text(workload("{activations: cpu}"));
+  const WorkloadSpec spec = parse_offload(workload("{activations: cpu}"));
   const Trace trace = build_parallel_trace(spec);
   const std::vector<Op>& ops = trace.programs.at(0);
   CHECK(count_ending(ops, ".activations.offload") == 24);
@@ -125,8 +125,8 @@ TEST_CASE("activation offload copies each block out after forward and back befor
 }
 
 TEST_CASE("offload moves optimizer states and activations to host memory", "[workloads][offload]") {
-  const WorkloadSpec plain = parse_text(workload("{}", "llama3-8b"));
-  const WorkloadSpec both = parse_text(workload("{optimizer: cpu, activations: cpu}", "llama3-8b"));
+  const WorkloadSpec plain = parse_offload(workload("{}", "llama3-8b"));
+  const WorkloadSpec both = parse_offload(workload("{optimizer: cpu, activations: cpu}", "llama3-8b"));
   const StageMemory gpu = estimate_memory(plain).at(0);
   const StageMemory off = estimate_memory(both).at(0);
   CHECK(gpu.host_items.empty());

@@ -17,13 +17,13 @@ namespace {
 
 // One DGX H100 (8 GPUs) and, unless told, a GPT-2-sized model with 12 heads
 // and 12 layers.
-std::string run_config(const std::string& workload_lines, const std::string& model,
-                       const std::string& system = "dgx_h100") {
+std::string plan_run_config(const std::string& workload_lines, const std::string& model,
+                            const std::string& system = "dgx_h100") {
   return "name: plan error case\nsystem: " + std::string(SIMCTL_SOURCE_DIR) + "/configs/systems/" + system +
          ".yaml\nworkload:\n  model: " + model + "\n" + workload_lines;
 }
 
-std::string write_config(const std::string& name, const std::string& text) {
+std::string write_plan_config(const std::string& name, const std::string& text) {
   return testing::write_test_config("simctl_plans", name, text);
 }
 
@@ -38,11 +38,11 @@ struct Rejection {
 };
 
 // The one-line message loading `path` fails with.
-std::string rejection(const std::string& path) { return testing::load_rejection(path); }
+std::string plan_rejection(const std::string& path) { return testing::load_rejection(path); }
 
 void check_rejected(const Rejection& c) {
-  const std::string path = write_config(c.name, run_config(c.workload_lines, c.model, c.system));
-  const std::string message = rejection(path);
+  const std::string path = write_plan_config(c.name, plan_run_config(c.workload_lines, c.model, c.system));
+  const std::string message = plan_rejection(path);
   INFO(c.name << ": " << message);
   CHECK(message.find('\n') == std::string::npos);
   CHECK_THAT(message, Catch::StartsWith(path + ":" + std::to_string(c.line) + ":"));
@@ -75,11 +75,11 @@ TEST_CASE("a global batch not divisible by micro-batch times data", "[plans][bad
 
 TEST_CASE("a plan that does not fit in GPU memory gives the numbers", "[plans][bad-input]") {
   // 1.3B parameters with full activations of 16 sequences of 2048 tokens per GPU.
-  const std::string path =
-      write_config("oom", "name: oom\nsystem: " + std::string(SIMCTL_SOURCE_DIR) +
-                              "/configs/systems/dgx_h100.yaml\nworkload:\n  model: gpt-1.3b\n  parallel: {data: 8}\n"
-                              "  micro_batch: 64\n  global_batch: 512\n");
-  const std::string message = rejection(path);
+  const std::string path = write_plan_config(
+      "oom", "name: oom\nsystem: " + std::string(SIMCTL_SOURCE_DIR) +
+                 "/configs/systems/dgx_h100.yaml\nworkload:\n  model: gpt-1.3b\n  parallel: {data: 8}\n"
+                 "  micro_batch: 64\n  global_batch: 512\n");
+  const std::string message = plan_rejection(path);
   INFO(message);
   CHECK_THAT(message, Catch::Contains("out of memory"));
   CHECK_THAT(message, Catch::Contains("activations"));
@@ -153,8 +153,8 @@ TEST_CASE("offload that does not fit in the host's memory gives the numbers", "[
       "  model: llama3-8b\n"
       "  micro_batch: 1\n"
       "  offload: {optimizer: cpu}\n";
-  const std::string path = write_config("host_too_small", text);
-  const std::string message = rejection(path);
+  const std::string path = write_plan_config("host_too_small", text);
+  const std::string message = plan_rejection(path);
   INFO(message);
   CHECK_THAT(message, Catch::StartsWith(path + ":18:"));
   CHECK_THAT(message, Catch::Contains("workload.offload"));

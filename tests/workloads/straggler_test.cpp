@@ -19,7 +19,7 @@ StepReport report_of(const testing::PlanRun& run) {
                            run.scenario.labels);
 }
 
-std::string rejection(const std::string& stragglers_yaml) {
+std::string straggler_rejection(const std::string& stragglers_yaml) {
   const auto dir = std::filesystem::temp_directory_path() / ("simctl_straggler_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "run.yaml";
@@ -55,11 +55,11 @@ TEST_CASE("a GPU at 80% speed sets the pace of a DDP step and is named", "[plans
 }
 
 TEST_CASE("bad stragglers name the entry and what is valid", "[plans][straggler][bad-input]") {
-  CHECK_THAT(rejection("  - {gpu: node0.gpu9, compute_speed: 0.8}\n"), Catch::Contains("stragglers[0].gpu"));
-  CHECK_THAT(rejection("  - {gpu: node0.gpu9, compute_speed: 0.8}\n"), Catch::Contains("node0.gpu"));
-  CHECK_THAT(rejection("  - {gpu: node0.nvswitch, compute_speed: 0.8}\n"), Catch::Contains("is not a GPU"));
-  CHECK_THAT(rejection("  - {gpu: gpu:2, compute_speed: 1.5}\n"), Catch::Contains("(0, 1]"));
-  CHECK_THAT(rejection("  - {gpu: gpu:2, speed: 0.5}\n"), Catch::Contains("unknown field"));
+  CHECK_THAT(straggler_rejection("  - {gpu: node0.gpu9, compute_speed: 0.8}\n"), Catch::Contains("stragglers[0].gpu"));
+  CHECK_THAT(straggler_rejection("  - {gpu: node0.gpu9, compute_speed: 0.8}\n"), Catch::Contains("node0.gpu"));
+  CHECK_THAT(straggler_rejection("  - {gpu: node0.nvswitch, compute_speed: 0.8}\n"), Catch::Contains("is not a GPU"));
+  CHECK_THAT(straggler_rejection("  - {gpu: gpu:2, compute_speed: 1.5}\n"), Catch::Contains("(0, 1]"));
+  CHECK_THAT(straggler_rejection("  - {gpu: gpu:2, speed: 0.5}\n"), Catch::Contains("unknown field"));
 }
 
 TEST_CASE("DDP over H100 and A100 nodes runs at the A100s' pace and says so", "[plans][heterogeneous]") {

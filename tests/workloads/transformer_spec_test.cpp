@@ -10,7 +10,7 @@
 using namespace simctl;
 
 namespace {
-TransformerSpec catalogue_model(const std::string& id) {
+TransformerSpec spec_catalogue_model(const std::string& id) {
   const auto catalogue = ModelCatalogue::load_file(ModelCatalogue::default_path());
   const TransformerSpec* found = catalogue.find(id);
   REQUIRE(found != nullptr);
@@ -31,21 +31,21 @@ TEST_CASE("gpt2-small has the 124,439,808 parameters of HF gpt2", "[workloads]")
   //   final LayerNorm 2*768              =      1,536
   //   LM head: tied to the token embedding, 0
   //   total                              = 124,439,808
-  const auto m = catalogue_model("gpt2-small");
+  const auto m = spec_catalogue_model("gpt2-small");
   CHECK(m.layer_parameters() == 7'087'872);
   CHECK(m.parameter_count() == 124'439'808);
 }
 
 TEST_CASE("catalogue models have their advertised sizes", "[workloads]") {
-  CHECK(catalogue_model("gpt-1.3b").parameter_count() == Approx(1.3e9).epsilon(0.02));
-  CHECK(catalogue_model("gpt-2.7b").parameter_count() == Approx(2.7e9).epsilon(0.03));
-  CHECK(catalogue_model("gpt-6.7b").parameter_count() == Approx(6.7e9).epsilon(0.03));
-  CHECK(catalogue_model("gpt-1.3b").ffn == 4 * 2048);
-  CHECK_FALSE(catalogue_model("gpt-1.3b").source.empty());
+  CHECK(spec_catalogue_model("gpt-1.3b").parameter_count() == Approx(1.3e9).epsilon(0.02));
+  CHECK(spec_catalogue_model("gpt-2.7b").parameter_count() == Approx(2.7e9).epsilon(0.03));
+  CHECK(spec_catalogue_model("gpt-6.7b").parameter_count() == Approx(6.7e9).epsilon(0.03));
+  CHECK(spec_catalogue_model("gpt-1.3b").ffn == 4 * 2048);
+  CHECK_FALSE(spec_catalogue_model("gpt-1.3b").source.empty());
 }
 
 TEST_CASE("the parameter tensor list adds up to the parameter count", "[workloads]") {
-  const auto m = catalogue_model("gpt-1.3b");
+  const auto m = spec_catalogue_model("gpt-1.3b");
   const auto tensors = parameter_tensors(m);
   const std::int64_t sum = std::accumulate(tensors.begin(), tensors.end(), std::int64_t{0},
                                            [](std::int64_t a, const ParameterTensor& t) { return a + t.elements; });
@@ -68,19 +68,19 @@ TEST_CASE("Llama models match their published parameter counts", "[workloads]") 
   //   final RMSNorm                            =         4,096
   //   LM head (untied) 128256*4096             =   525,336,576
   //   total                                    = 8,030,261,248
-  const auto l3 = catalogue_model("llama3-8b");
+  const auto l3 = spec_catalogue_model("llama3-8b");
   CHECK(l3.layer_parameters() == 218'112'000);
   CHECK(l3.parameter_count() == 8'030'261'248);
   // Published figures (Meta's model cards and papers), within 0.5%.
-  CHECK(catalogue_model("llama2-7b").parameter_count() == Approx(6.74e9).epsilon(0.005));
-  CHECK(catalogue_model("llama2-70b").parameter_count() == Approx(68.98e9).epsilon(0.005));
-  CHECK(catalogue_model("llama3-8b").parameter_count() == Approx(8.03e9).epsilon(0.005));
-  CHECK(catalogue_model("llama3-70b").parameter_count() == Approx(70.55e9).epsilon(0.005));
-  CHECK(catalogue_model("llama3.1-405b").parameter_count() == Approx(405.9e9).epsilon(0.005));
+  CHECK(spec_catalogue_model("llama2-7b").parameter_count() == Approx(6.74e9).epsilon(0.005));
+  CHECK(spec_catalogue_model("llama2-70b").parameter_count() == Approx(68.98e9).epsilon(0.005));
+  CHECK(spec_catalogue_model("llama3-8b").parameter_count() == Approx(8.03e9).epsilon(0.005));
+  CHECK(spec_catalogue_model("llama3-70b").parameter_count() == Approx(70.55e9).epsilon(0.005));
+  CHECK(spec_catalogue_model("llama3.1-405b").parameter_count() == Approx(405.9e9).epsilon(0.005));
 }
 
 TEST_CASE("a Llama's tensor list has no biases or position table and an untied head", "[workloads]") {
-  const auto m = catalogue_model("llama3-8b");
+  const auto m = spec_catalogue_model("llama3-8b");
   const auto tensors = parameter_tensors(m);
   const std::int64_t sum = std::accumulate(tensors.begin(), tensors.end(), std::int64_t{0},
                                            [](std::int64_t a, const ParameterTensor& t) { return a + t.elements; });
@@ -95,7 +95,7 @@ TEST_CASE("a Llama's tensor list has no biases or position table and an untied h
 }
 
 TEST_CASE("Llama model FLOPs are 6 N_matmul per token plus attention", "[workloads]") {
-  const auto m = catalogue_model("llama3-8b");
+  const auto m = spec_catalogue_model("llama3-8b");
   const double s = 8192, L = 32, h = 4096;
   // Every parameter but the embedding lookup and the norms is a matrix product.
   const double matmul_params = static_cast<double>(m.parameter_count() - m.vocab * m.hidden) - (2 * L + 1) * h;
@@ -104,7 +104,7 @@ TEST_CASE("Llama model FLOPs are 6 N_matmul per token plus attention", "[workloa
 }
 
 TEST_CASE("model FLOPs follow Megatron's closed formula", "[workloads]") {
-  const auto m = catalogue_model("gpt-1.3b");
+  const auto m = spec_catalogue_model("gpt-1.3b");
   const double B = 64, s = 2048, L = 24, h = 2048, V = 50257;
   const double megatron = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
   CHECK(training_model_flops(m, B) == Approx(megatron).epsilon(1e-12));

@@ -32,7 +32,7 @@ std::string with_line(const std::string& key, const std::string& line) {
   return text.replace(at, end - at, line);
 }
 
-ConfigError error_of(const std::string& text) {
+ConfigError config_error_of(const std::string& text) {
   try {
     parse_text(text);
   } catch (const ConfigError& e) {
@@ -177,7 +177,7 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
   };
   for (const auto& c : cases) {
     INFO(c.text);
-    const ConfigError e = error_of(c.text);
+    const ConfigError e = config_error_of(c.text);
     CHECK(e.field() == c.field);
     CHECK_THAT(std::string(e.what()), Catch::Contains(c.says));
     CHECK_THAT(std::string(e.what()), Catch::Contains("w.yaml:"));
