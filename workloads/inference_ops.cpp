@@ -23,8 +23,8 @@ PassShape pass_shape(const InferencePass& p) {
   return shape;
 }
 
-struct Sizes {
-  explicit Sizes(const InferencePass& pass) : p(pass) {}
+struct InferenceSizes {
+  explicit InferenceSizes(const InferencePass& pass) : p(pass) {}
   const InferencePass& p;
   double rows() const { return static_cast<double>(p.token_rows()); }
   std::int64_t local_heads() const { return p.model.heads / p.tensor; }
@@ -39,22 +39,22 @@ struct Sizes {
   double activation_bytes() const { return rows() * static_cast<double>(p.model.hidden) * bytes_per_element(act()); }
 };
 
-ComputeWork linear(const Sizes& s, std::int64_t n, std::int64_t k) {
+ComputeWork linear(const InferenceSizes& s, std::int64_t n, std::int64_t k) {
   return gemm_work(s.p.token_rows(), n, k, s.p.dtype, bytes_per_element(s.act()));
 }
 
-ComputeWork norm(const Sizes& s, double rows) {
+ComputeWork norm(const InferenceSizes& s, double rows) {
   const double flops = s.p.model.norm == NormKind::layer_norm ? kLayerNormFlops : kRmsNormFlops;
   return streaming_work(ComputeKind::norm, s.act(), rows * static_cast<double>(s.p.model.hidden), flops, 2.0);
 }
 
-ComputeWork residual(const Sizes& s) {
+ComputeWork residual(const InferenceSizes& s) {
   return streaming_work(ComputeKind::elementwise, s.act(), s.rows() * static_cast<double>(s.p.model.hidden), 1.0, 3.0);
 }
 
 // The new tokens' K and V, read from the QKV output and written into the
 // cache in its dtype.
-ComputeWork cache_write(const Sizes& s) {
+ComputeWork cache_write(const InferenceSizes& s) {
   const double values = s.rows() * 2.0 * static_cast<double>(s.local_kv_width());
   ComputeWork w = streaming_work(ComputeKind::elementwise, s.p.kv_dtype, values, 0.0, 1.0);
   w.memory_bytes += values * bytes_per_element(s.act());
@@ -63,7 +63,7 @@ ComputeWork cache_write(const Sizes& s) {
 
 // Prefill: FlashAttention over each prompt, causal (half the 4*b*s^2*h
 // FLOPs), reading Q, K, V and writing O once.
-ComputeWork prefill_attention(const Sizes& s) {
+ComputeWork prefill_attention(const InferenceSizes& s) {
   const double b = static_cast<double>(s.p.batch), len = static_cast<double>(s.p.prompt);
   const double q_values = b * len * static_cast<double>(s.local_hidden());
   const double kv_values = b * len * 2.0 * static_cast<double>(s.local_kv_width());
@@ -84,7 +84,7 @@ ComputeWork prefill_attention(const Sizes& s) {
 // the new one. The heads sharing a KV head read its K and V once (as
 // FlashAttention's and TensorRT-LLM's GQA decode kernels do), so the bytes
 // are the cache; 4 FLOPs per cached position per query head dimension.
-ComputeWork decode_attention(const Sizes& s) {
+ComputeWork decode_attention(const InferenceSizes& s) {
   const double b = static_cast<double>(s.p.batch), len = static_cast<double>(s.p.cached + 1);
   ComputeWork w;
   w.kind = ComputeKind::attention;
@@ -99,11 +99,11 @@ ComputeWork decode_attention(const Sizes& s) {
   return w;
 }
 
-void all_reduce(const Sizes& s, const std::string& name, OpList& out) {
+void all_reduce(const InferenceSizes& s, const std::string& name, OpList& out) {
   if (s.p.tensor > 1) out.comm(name, OpPhase::forward, CollectiveOp::all_reduce, s.activation_bytes());
 }
 
-void append_layer(const Sizes& s, const PassGeometry& g, std::int64_t layer, OpList& out) {
+void append_layer(const InferenceSizes& s, const PassGeometry& g, std::int64_t layer, OpList& out) {
   const TransformerSpec& m = s.p.model;
   const std::string at = "layer" + std::to_string(layer) + ".";
   const OpPhase f = OpPhase::forward;
@@ -130,7 +130,7 @@ void append_layer(const Sizes& s, const PassGeometry& g, std::int64_t layer, OpL
 // The last token of each sequence through the final norm and the LM head
 // (a vocab/t column shard per rank, 16-bit even in FP8 engines), the shards'
 // logits gathered, and the next token sampled from them.
-void append_head(const Sizes& s, OpList& out) {
+void append_head(const InferenceSizes& s, OpList& out) {
   const InferencePass& p = s.p;
   const double b = static_cast<double>(p.batch);
   out.compute("final_norm", OpPhase::forward, norm(s, b));
@@ -152,7 +152,7 @@ double kv_bytes_per_token_layer(const TransformerSpec& m, std::int64_t tensor, D
 std::vector<ModelOp> inference_ops(const InferencePass& pass) {
   std::vector<ModelOp> ops;
   OpList out(ops);
-  const Sizes s(pass);
+  const InferenceSizes s(pass);
   const PassShape shape = pass_shape(pass);
   const PassGeometry g(shape);
   if (pass.embedding) {

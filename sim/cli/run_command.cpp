@@ -56,7 +56,7 @@ int run_inference_main(const ParsedOptions& options, const Scenario& scenario, P
   }
   progress.stage("simulating prefill and decode");
   const InferenceReport report = run_inference(scenario);
-  const std::string json = option(options, "json");
+  const std::string json = string_option(options, "json");
   if (!json.empty()) write_json_file(json, render_inference_json(report), "the JSON report");
   out << render_inference_text(report);
   return 0;

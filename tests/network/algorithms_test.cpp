@@ -189,7 +189,7 @@ TEST_CASE("two jobs sharing an oversubscribed spine each slow down by the sharin
 }
 
 TEST_CASE("an all-to-all on 2 DGX H100 nodes is limited by the NICs, not NVLink", "[network][collective][a2a]") {
-  const System& system = shipped_system("dgx_h100_x4_ndr.yaml");
+  const System& system = test::system_named("dgx_h100_x4_ndr.yaml");
   const double bytes = 1.0 * kGiB;
   const CollectiveResult r =
       simulate_collective(system, CollectiveTuning::load(), {CollectiveOp::all_to_all, 16, bytes});
@@ -205,7 +205,7 @@ TEST_CASE("an all-to-all on 2 DGX H100 nodes is limited by the NICs, not NVLink"
 
 TEST_CASE("the tuner picks NVLS for large all-reduces on H100, LL for small, direct for all-to-all",
           "[network][collective][choice]") {
-  const System& h100 = shipped_system("dgx_h100.yaml");
+  const System& h100 = test::system_named("dgx_h100.yaml");
   const CollectiveTuning tuning = CollectiveTuning::load();
   auto choice = [&](const System& s, CollectiveOp op, int gpus, double bytes) {
     return simulate_collective(s, tuning, {op, gpus, bytes}).choice;
@@ -217,10 +217,10 @@ TEST_CASE("the tuner picks NVLS for large all-reduces on H100, LL for small, dir
   CHECK(choice(h100, CollectiveOp::all_gather, 8, 1.0 * kGiB).protocol == Protocol::simple);
   CHECK(choice(h100, CollectiveOp::all_to_all, 8, 1.0 * kGiB).algorithm == CollectiveAlgorithm::direct);
   // A100's NVSwitch cannot reduce: no NVLS there.
-  CHECK(choice(shipped_system("dgx_a100.yaml"), CollectiveOp::all_reduce, 8, 1.0 * kGiB).algorithm ==
+  CHECK(choice(test::system_named("dgx_a100.yaml"), CollectiveOp::all_reduce, 8, 1.0 * kGiB).algorithm ==
         CollectiveAlgorithm::ring);
   // Across nodes NVLS is out; an explicit override still wins.
-  const System& four = shipped_system("dgx_h100_x4_ndr.yaml");
+  const System& four = test::system_named("dgx_h100_x4_ndr.yaml");
   CHECK(choice(four, CollectiveOp::all_reduce, 32, 1.0 * kGiB).algorithm != CollectiveAlgorithm::nvls);
   CHECK(simulate_collective(four, tuning, {CollectiveOp::all_reduce, 32, 1.0 * kGiB, CollectiveAlgorithm::tree})
             .choice.algorithm == CollectiveAlgorithm::tree);
@@ -233,8 +233,8 @@ TEST_CASE("LL gets a quarter of Simple's share when it reduces or spans nodes, a
           "[network][collective][protocol]") {
   const CollectiveTuning t = CollectiveTuning::load();
   const double simple = t.protocol(Protocol::simple, ProtocolUse{}).efficiency;
-  const System& one = shipped_system("dgx_h100.yaml");
-  const System& four = shipped_system("dgx_h100_x4_ndr.yaml");
+  const System& one = test::system_named("dgx_h100.yaml");
+  const System& four = test::system_named("dgx_h100_x4_ndr.yaml");
   auto ll = [&](const System& system, CollectiveOp op, int gpus) {
     const CollectiveTopology facts = describe_collective_topology(system);
     const CollectiveRequest r{op, {system.gpus().begin(), system.gpus().begin() + gpus}, 1e6};
@@ -254,7 +254,7 @@ TEST_CASE("LL gets a quarter of Simple's share when it reduces or spans nodes, a
 TEST_CASE("A100's own reduce rate caps a reducing collective inside a node, not a gather", "[network][collective]") {
   const CollectiveTuning tuning = CollectiveTuning::load();
   auto busbw = [&](const char* system, CollectiveOp op) {
-    return simulate_collective(shipped_system(system), tuning, {op, 8, 8.0 * kGiB, CollectiveAlgorithm::ring})
+    return simulate_collective(test::system_named(system), tuning, {op, 8, 8.0 * kGiB, CollectiveAlgorithm::ring})
         .busbw_bytes_per_s;
   };
   // Every listed model is a catalogue GPU: a misspelt id would cap nothing.
@@ -270,7 +270,7 @@ TEST_CASE("A100's own reduce rate caps a reducing collective inside a node, not 
   // The gather adds nothing, so only the wire bounds it.
   CHECK(a100_ag > 1.04 * cap);
   // In a mixed cluster the cap follows each group's own GPUs.
-  const System& mixed = shipped_system("mixed_h100_a100_ndr.yaml");
+  const System& mixed = test::system_named("mixed_h100_a100_ndr.yaml");
   const CollectiveTopology facts = describe_collective_topology(mixed);
   auto cap_of = [&](std::size_t first, std::size_t count) {
     const std::vector<EndpointId> members(mixed.gpus().begin() + first, mixed.gpus().begin() + first + count);
@@ -288,7 +288,7 @@ TEST_CASE("A100's own reduce rate caps a reducing collective inside a node, not 
 
 TEST_CASE("multi-node algorithms run on 4 DGX H100 nodes with sensible bus bandwidth",
           "[network][collective][multinode]") {
-  const System& four = shipped_system("dgx_h100_x4_ndr.yaml");
+  const System& four = test::system_named("dgx_h100_x4_ndr.yaml");
   const CollectiveTuning tuning = CollectiveTuning::load();
   const double nic = describe_collective_topology(four).inter_bytes_per_s / 1e9;
   const double intra = describe_collective_topology(four).intra_bytes_per_s / 1e9;

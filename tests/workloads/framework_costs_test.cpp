@@ -77,7 +77,7 @@ std::pair<double, double> loss_seconds(const GpuSpec& gpu, const PassShape& p) {
   return {sum(forward_ops(p)), sum(backward_ops(p))};
 }
 
-std::string write_run(const std::string& name, const std::string& system, const std::string& framework) {
+std::string write_framework_run(const std::string& name, const std::string& system, const std::string& framework) {
   const auto dir = std::filesystem::temp_directory_path() / ("simctl_framework_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / (name + ".yaml");
@@ -195,11 +195,11 @@ TEST_CASE("a for-loop AdamW is priced within 20 % of our H100 measurement", "[pl
 
 TEST_CASE("a framework's kernel time factor is the one fitted for the GPU generation it runs on",
           "[plans][framework]") {
-  const Scenario ideal_h100 = load_scenario(write_run("ideal_h100", "dgx_h100", "ideal"));
-  const Scenario megatron_h100 = load_scenario(write_run("megatron_h100", "dgx_h100", "megatron-lm"));
-  const Scenario megatron_a100 = load_scenario(write_run("megatron_a100", "dgx_a100", "megatron-lm"));
-  const Scenario composer_h100 = load_scenario(write_run("composer_h100", "dgx_h100", "composer"));
-  const Scenario composer_a100 = load_scenario(write_run("composer_a100", "dgx_a100", "composer"));
+  const Scenario ideal_h100 = load_scenario(write_framework_run("ideal_h100", "dgx_h100", "ideal"));
+  const Scenario megatron_h100 = load_scenario(write_framework_run("megatron_h100", "dgx_h100", "megatron-lm"));
+  const Scenario megatron_a100 = load_scenario(write_framework_run("megatron_a100", "dgx_a100", "megatron-lm"));
+  const Scenario composer_h100 = load_scenario(write_framework_run("composer_h100", "dgx_h100", "composer"));
+  const Scenario composer_a100 = load_scenario(write_framework_run("composer_a100", "dgx_a100", "composer"));
   // megatron-lm: nothing left on Hopper once the power-capped clock is
   // modelled; its A100 fit (the entry's default) elsewhere.
   CHECK(megatron_h100.workload.kernel_time_factor == Approx(1.0));
