@@ -68,8 +68,26 @@ struct CollectiveUsage {
 };
 
 struct ExecutionResult {
+  ExecutionResult() = default;
+  ExecutionResult(const ExecutionResult&) = default;
+  ExecutionResult(ExecutionResult&&) noexcept = default;
+  // Assignment destroys the old result whole before taking the new one: the
+  // default member-wise assignment would release timing_memory first and then
+  // free the old timelines into a resource already gone.
+  ExecutionResult& operator=(ExecutionResult&& other) noexcept {
+    if (this != &other) {
+      std::destroy_at(this);
+      std::construct_at(this, std::move(other));
+    }
+    return *this;
+  }
+  ExecutionResult& operator=(const ExecutionResult& other) {
+    if (this != &other) *this = ExecutionResult(other);
+    return *this;
+  }
+
   // Where the executor puts the ranks' timings (declared first, so it
-  // outlives them); copies of a timeline take ordinary memory.
+  // outlives them on destruction); copies of a timeline take ordinary memory.
   std::shared_ptr<std::pmr::memory_resource> timing_memory;
   std::vector<RankTimeline> ranks;
   // Per rank, its collectives and transfers in list order (the ops
