@@ -15,6 +15,7 @@
 #include "models/devices/compute_model.hpp"
 #include "models/devices/device_catalogue.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/devices/gemm_work.hpp"
 #include "workloads/ddp_trace.hpp"
 #include "workloads/transformer_ops.hpp"
 
@@ -31,14 +32,7 @@ nlohmann::json measured(const std::string& file) {
 nlohmann::json measured_kernels() { return measured("h100_sxm_kernels_2026-11-25.json"); }
 
 ComputeWork bf16_gemm(std::int64_t m, std::int64_t n, std::int64_t k, bool sustained) {
-  ComputeWork w;
-  w.kind = ComputeKind::gemm;
-  w.dtype = DType::bf16;
-  w.m = m;
-  w.n = n;
-  w.k = k;
-  w.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  w.memory_bytes = 2.0 * static_cast<double>(m * k + k * n + m * n);
+  ComputeWork w = testing::gemm_work(m, n, k, DType::bf16);
   w.sustained = sustained;
   return w;
 }
