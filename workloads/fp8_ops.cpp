@@ -18,8 +18,10 @@ double cast_tensors(DType dtype) { return kFp8CastBytesPerElement / bytes_per_el
 
 DType linear_dtype(const PassShape& p) { return p.fp8 ? DType::fp8 : p.dtype; }
 
+// TE's userbuffers hold the gathered input in the GEMM's dtype, so with
+// tp_comm_overlap the fp8 casts precede the ring and it moves fp8.
 bool fp8_gathers(const PassGeometry& g) {
-  return g.p.fp8 && g.p.fp8->tp_all_gather && g.p.sequence && g.tensor_parallel();
+  return g.p.fp8 && (g.p.fp8->tp_all_gather || g.p.tp_comm_overlap) && g.p.sequence && g.tensor_parallel();
 }
 
 void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows, std::int64_t k,

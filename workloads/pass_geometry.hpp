@@ -127,7 +127,8 @@ std::string activation_name(const TransformerSpec& m);  // "swiglu" or "gelu"
 // pass runs its linear layers in fp8.
 // The dtype of a linear layer's GEMM operands: fp8 under FP8 training.
 DType linear_dtype(const PassShape& p);
-// Whether the SP all-gathers feeding fp8 GEMMs move fp8 (tp_all_gather).
+// Whether the SP all-gathers feeding fp8 GEMMs move fp8 (tp_all_gather, or
+// tp_comm_overlap: TE's userbuffers gather fp8).
 bool fp8_gathers(const PassGeometry& g);
 // A linear's `rows` x `k` input cast to fp8 with its transpose, plus this
 // pass's share of casting its k x `n` (per rank) weight.

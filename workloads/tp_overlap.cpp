@@ -24,10 +24,9 @@ std::string chunk_name(const std::string& base, std::int64_t c) { return base + 
 bool overlaps_tp_comm(const PassGeometry& g) { return g.p.tp_comm_overlap && g.tensor_parallel() && g.p.sequence; }
 
 void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, const std::string& gemm_name,
-                      OpPhase phase, const ComputeWork& gemm, OpList& out) {
+                      OpPhase phase, const ComputeWork& gemm, double gathered_bytes, OpList& out) {
   if (!overlaps_tp_comm(g)) {
-    if (g.tensor_parallel() && g.p.sequence)
-      out.comm(gather_name, phase, CollectiveOp::all_gather, g.activation_bytes());
+    if (g.tensor_parallel() && g.p.sequence) out.comm(gather_name, phase, CollectiveOp::all_gather, gathered_bytes);
     out.compute(gemm_name, phase, gemm);
     return;
   }
@@ -35,7 +34,7 @@ void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, con
   // to the next TP rank and brings one from the previous, copy engine to
   // copy engine; chunk k computes on the shard step k brought.
   const std::int64_t t = g.p.tensor;
-  const double shard_bytes = g.activation_bytes() / static_cast<double>(t);
+  const double shard_bytes = gathered_bytes / static_cast<double>(t);
   for (std::int64_t k = 1; k < t; ++k) {
     out.ring_step(gather_name + ".step" + std::to_string(k), phase, shard_bytes, static_cast<int>(k));
   }

@@ -38,10 +38,11 @@ inline constexpr int kUserbuffersPipelineSplits = 4;
 // Whether this pass overlaps its blocks' TP communication (TP > 1 and SP on).
 bool overlaps_tp_comm(const PassGeometry& g);
 
-// All-gather of the row-sharded input, then `gemm` (m = the gathered rows):
-// ring exchange when overlapping, else Megatron's collective then the GEMM.
+// All-gather of the row-sharded input (`gathered_bytes` once gathered: fp8
+// under FP8 training), then `gemm` (m = the gathered rows): ring exchange
+// when overlapping, else Megatron's collective then the GEMM.
 void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, const std::string& gemm_name,
-                      OpPhase phase, const ComputeWork& gemm, OpList& out);
+                      OpPhase phase, const ComputeWork& gemm, double gathered_bytes, OpList& out);
 
 // `gemm`, then the reduce-scatter (or all-reduce without SP) of its output:
 // pipelined in chunks when overlapping.

@@ -76,12 +76,16 @@ void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, 
 
 // Entering a tensor-parallel region: with SP, gather the s/t row shards
 // (in fp8 when they feed an fp8 GEMM and the gathers move fp8).
+double sp_gather_bytes(const PassGeometry& g, bool fp8_operand) {
+  const bool fp8 = fp8_operand && fp8_gathers(g);
+  return fp8 ? g.hidden_elements() * bytes_per_element(DType::fp8) : g.activation_bytes();
+}
+
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
                            int consumer_offset = 0, bool fp8_operand = false, bool overlapped = false) {
   if (g.tensor_parallel() && g.p.sequence) {
-    const bool fp8 = fp8_operand && fp8_gathers(g);
-    const double bytes = fp8 ? g.hidden_elements() * bytes_per_element(DType::fp8) : g.activation_bytes();
-    out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset, ModelGroup::tensor, overlapped);
+    out.comm(name, phase, CollectiveOp::all_gather, sp_gather_bytes(g, fp8_operand), consumer_offset,
+             ModelGroup::tensor, overlapped);
   }
 }
 
@@ -133,6 +137,24 @@ Linear block_linear(const PassGeometry& g, const std::string& at, const std::str
   return Linear{at + gemm, n, k, linear_dtype(g.p), block_weights_train(g.p, layer), adapted(g.p, layer, target)};
 }
 
+// TE userbuffers' ring exchange of a column-parallel linear's input, cast to
+// fp8 on this rank's rows first under FP8 training (fp8_gathers), pipelined
+// with the GEMM's row chunks (tp_overlap.hpp).
+void overlapped_column_forward(const PassGeometry& g, const std::string& gather, const Linear& lin, OpPhase phase,
+                               OpList& out) {
+  const bool fp8 = lin.operands == DType::fp8;
+  if (fp8) append_fp8_input_cast(g, lin.name + ".fp8_cast", phase, g.sequence_rows(), lin.k, lin.n, out);
+  gather_then_gemm(g, gather, lin.name, phase, forward_gemm(g, lin.n, lin.k, lin.operands), sp_gather_bytes(g, fp8),
+                   out);
+}
+
+// A row-parallel linear whose output is reduce-scattered in chunks beside it.
+void overlapped_row_forward(const PassGeometry& g, const std::string& scatter, const Linear& lin, OpPhase phase,
+                            OpList& out) {
+  append_fp8_input_cast(g, lin.name + ".fp8_cast", phase, g.tokens(), lin.k, lin.n, out);
+  gemm_then_scatter(g, lin.name, scatter, phase, forward_gemm(g, lin.n, lin.k, lin.operands), out);
+}
+
 // QLoRA dequantises the weight, the GEMM runs, adapters add their product.
 void linear_forward(const PassGeometry& g, const Linear& lin, OpPhase phase, OpList& out) {
   append_dequant(g, lin.name + ".dequant", phase, lin.k, lin.n, out);
@@ -144,12 +166,13 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
   out.compute(at + "ln1", phase, norm_forward(g));
-  // TE userbuffers' overlap runs bf16 full training only (refused with fp8
-  // or fine-tuning at load), so its path prices the plain GEMMs.
+  // TE userbuffers' overlap runs full training only (refused with
+  // fine-tuning at load): no adapters or frozen weights on its path.
   const bool overlap = overlaps_tp_comm(g);
   if (overlap) {
-    gather_then_gemm(g, at + "attn.all_gather", at + "qkv", phase,
-                     forward_gemm(g, g.local_qkv_columns(), m.hidden, g.p.dtype), out);
+    overlapped_column_forward(g, at + "attn.all_gather",
+                              block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden), phase,
+                              out);
   } else {
     column_parallel_input(g, at, "attn", "qkv", g.local_qkv_columns(), phase, out);
     linear_forward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden), phase, out);
@@ -157,8 +180,9 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
   append_rope(g, at + "rope", phase, out);
   append_attention_forward(g, at, phase, out);
   if (overlap) {
-    gemm_then_scatter(g, at + "attn_out", at + "attn.reduce", phase,
-                      forward_gemm(g, m.hidden, g.local_hidden(), g.p.dtype), out);
+    overlapped_row_forward(g, at + "attn.reduce",
+                           block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()), phase,
+                           out);
   } else {
     append_fp8_input_cast(g, at + "attn_out.fp8_cast", phase, g.tokens(), g.local_hidden(), m.hidden, out);
     linear_forward(g, block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()), phase, out);
@@ -170,11 +194,12 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
     append_moe_forward(g, at, phase, out);
   } else {
     if (overlap) {
-      gather_then_gemm(g, at + "mlp.all_gather", at + "mlp_up", phase,
-                       forward_gemm(g, g.local_mlp_up_columns(), m.hidden, g.p.dtype), out);
+      overlapped_column_forward(g, at + "mlp.all_gather",
+                                block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden),
+                                phase, out);
       out.compute(at + activation_name(m), phase, activation_forward(g));
-      gemm_then_scatter(g, at + "mlp_down", at + "mlp.reduce", phase,
-                        forward_gemm(g, m.hidden, g.local_ffn(), g.p.dtype), out);
+      overlapped_row_forward(g, at + "mlp.reduce",
+                             block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()), phase, out);
     } else {
       column_parallel_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), phase, out);
       linear_forward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden), phase,
@@ -223,9 +248,11 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
 // SP-gathered and, in fp8, cast; dgrad, adapters, and wgrad unless frozen.
 void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  if (overlaps_tp_comm(g)) {  // bf16 full training only (checked at load)
+  if (overlaps_tp_comm(g)) {  // full training only (checked at load)
+    const bool fp8 = lin.operands == DType::fp8;
+    if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.sequence_rows(), g.p.model.hidden, out);
     gather_then_gemm(g, lin.name + ".grad.all_gather", lin.name + ".dgrad", bw,
-                     dgrad_gemm(g, lin.n, lin.k, lin.operands), out);
+                     dgrad_gemm(g, lin.n, lin.k, lin.operands), sp_gather_bytes(g, fp8), out);
   } else {
     gather_fp8_operand(g, lin.name + ".grad.all_gather", bw, out, [&](double rows) {
       append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", rows, g.p.model.hidden, out);

@@ -279,19 +279,31 @@ void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
   }
 }
 
-// TE userbuffers' overlap is modelled for bf16/fp16 full training: its
-// chunked GEMMs are the plain ones, not fp8 GEMMs with their casts or frozen
-// weights with adapters. A framework default that cannot apply is dropped.
+// TE userbuffers' overlap is modelled for full training: its chunked GEMMs
+// are the block's own, not frozen weights with adapters. A framework default
+// that cannot apply is dropped. Under fp8 its buffers gather fp8, so an
+// explicit `fp8.tp_all_gather: false` contradicts it.
 void check_tp_overlap_scope(const ConfigNode& node, WorkloadSpec& spec) {
-  if (!spec.parallel.tp_comm_overlap || (!spec.fp8 && !spec.finetune)) return;
+  if (!spec.parallel.tp_comm_overlap) return;
   const auto parallel = node.optional_child("parallel");
-  if (!parallel || !parallel->has("tp_comm_overlap")) {
-    spec.parallel.tp_comm_overlap = false;
-    return;
+  const bool explicit_overlap = parallel && parallel->has("tp_comm_overlap");
+  if (spec.finetune) {
+    if (!explicit_overlap) {
+      spec.parallel.tp_comm_overlap = false;
+      return;
+    }
+    parallel->child("tp_comm_overlap")
+        .fail(
+            "tp_comm_overlap is modelled for full training only; this workload uses finetune:; set "
+            "tp_comm_overlap: false");
   }
-  parallel->child("tp_comm_overlap")
-      .fail(std::string("tp_comm_overlap is modelled for bf16/fp16 full training only; this workload uses ") +
-            (spec.fp8 ? "precision: fp8" : "finetune:") + "; set tp_comm_overlap: false");
+  const auto fp8 = node.optional_child("fp8");
+  if (spec.fp8 && fp8 && fp8->has("tp_all_gather") && !spec.fp8->tp_all_gather) {
+    fp8->child("tp_all_gather")
+        .fail(
+            "with tp_comm_overlap, Transformer Engine's userbuffers all-gather the fp8 inputs, so "
+            "tp_all_gather cannot be false; remove it or set tp_comm_overlap: false");
+  }
 }
 
 // Gathering updated weights ahead of the forward needs weights that are

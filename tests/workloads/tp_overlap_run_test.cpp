@@ -21,7 +21,7 @@ using namespace simctl;
 
 namespace {
 
-std::string tp8_config(bool overlap) {
+std::string tp8_config(bool overlap, const std::string& precision = "bf16") {
   return std::string(R"(name: TP8 overlap test
 system: )") +
          testing::config_path("configs/systems/dgx_h100.yaml") + R"(
@@ -32,15 +32,16 @@ workload:
   micro_batch: 4
   global_batch: 4
   activation_recompute: selective
-  precision: bf16
+  precision: )" +
+         precision + R"(
 )";
 }
 
-testing::PlanRun run_tp8(bool overlap) {
+testing::PlanRun run_tp8(bool overlap, const std::string& precision = "bf16") {
   const auto dir = std::filesystem::temp_directory_path() / ("simctl_tp_overlap_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  const auto file = dir / (overlap ? "on.yaml" : "off.yaml");
-  std::ofstream(file) << tp8_config(overlap);
+  const auto file = dir / ((overlap ? "on_" : "off_") + precision + ".yaml");
+  std::ofstream(file) << tp8_config(overlap, precision);
   return testing::run_scenario(load_scenario(file.string()));
 }
 
@@ -146,4 +147,41 @@ TEST_CASE("TP overlap: the ring-exchange GEMM keeps every SM and starts on the r
   }
   CHECK(chunks == 8);
   CHECK(steps == 7);
+}
+
+// Under FP8, TE's userbuffers hold fp8: each rank casts its own rows, the
+// ring moves fp8 shards (half the bf16 bytes) and the chunks are fp8 GEMMs.
+TEST_CASE("TP overlap under fp8: fp8 chunks fed by a ring of fp8 shards, and the TP time still hides",
+          "[plans][tp_overlap][fp8]") {
+  const testing::PlanRun off = run_tp8(false, "fp8");
+  const testing::PlanRun on = run_tp8(true, "fp8");
+  const testing::PlanRun bf16 = run_tp8(true);
+  const auto& ops = on.scenario.trace.ops(0);
+  auto find = [](const std::vector<Op>& list, const std::string& name) {
+    const auto it = std::find_if(list.begin(), list.end(), [&](const Op& op) { return op.name == name; });
+    REQUIRE(it != list.end());
+    return it;
+  };
+  CHECK(std::get<ComputeWork>(find(ops, "mb0.layer3.qkv.chunk0")->work).dtype == DType::fp8);
+  CHECK(std::get<ComputeWork>(find(ops, "mb0.layer3.mlp_down.chunk0")->work).dtype == DType::fp8);
+  CHECK(std::get<ComputeWork>(find(ops, "mb0.layer3.mlp_down.dgrad.chunk0")->work).dtype == DType::fp8);
+  // The cast runs before the ring, over this rank's s/8 rows only.
+  const auto cast = find(ops, "mb0.layer3.qkv.fp8_cast");
+  const auto first_step = find(ops, "mb0.layer3.attn.all_gather.step1");
+  CHECK(cast < first_step);
+  const double fp8_shard = std::get<PeerTransfer>(first_step->work).bytes;
+  const double bf16_shard =
+      std::get<PeerTransfer>(find(bf16.scenario.trace.ops(0), "mb0.layer3.attn.all_gather.step1")->work).bytes;
+  CHECK(fp8_shard == Approx(bf16_shard / 2));
+  CHECK(std::get<PeerTransfer>(find(ops, "mb0.layer3.mlp_down.grad.all_gather.step1")->work).bytes ==
+        Approx(bf16_shard / 2));
+
+  const TimePs exposed_off = exposed_tensor(off);
+  const TimePs exposed_on = exposed_tensor(on);
+  INFO("fp8: exposed TP " << ps_to_seconds(exposed_off) * 1e3 << " ms without overlap, "
+                          << ps_to_seconds(exposed_on) * 1e3 << " ms with; step " << off.step_s() * 1e3 << " ms -> "
+                          << on.step_s() * 1e3 << " ms");
+  REQUIRE(exposed_off > 0);
+  CHECK(exposed_on < exposed_off / 2);
+  CHECK(on.step_s() < off.step_s());
 }

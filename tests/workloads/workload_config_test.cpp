@@ -162,10 +162,10 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.parallel.tp_comm_overlap", "this plan has tensor = 1, sequence: true"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8, tp_comm_overlap: yes please}, micro_batch: 1}\n",
        "workload.parallel.tp_comm_overlap", "true"},
-      // The overlap is modelled for bf16/fp16 full training only.
-      {"workload: {model: gpt-1.3b, precision: fp8, parallel: {data: 1, tensor: 8, sequence: true, tp_comm_overlap: "
-       "true}, micro_batch: 1}\n",
-       "workload.parallel.tp_comm_overlap", "this workload uses precision: fp8"},
+      // The overlap is modelled for full training only; under fp8 its buffers gather fp8.
+      {"workload: {model: gpt-1.3b, precision: fp8, fp8: {tp_all_gather: false}, parallel: {data: 1, tensor: 8, "
+       "sequence: true, tp_comm_overlap: true}, micro_batch: 1}\n",
+       "workload.fp8.tp_all_gather", "userbuffers all-gather the fp8 inputs"},
       {"workload: {model: gpt-1.3b, parallel: {data: 1, tensor: 8, sequence: true, tp_comm_overlap: true}, "
        "micro_batch: 1, finetune: {method: lora, rank: 8}}\n",
        "workload.parallel.tp_comm_overlap", "this workload uses finetune:"},
