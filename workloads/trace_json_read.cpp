@@ -1,5 +1,6 @@
 // Reads a trace-format document: JSON syntax, then the shape and values of
 // every field (trace_check.cpp then checks how ops refer to each other).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -141,6 +142,16 @@ json parse_json(const std::string& text, const std::string& file) {
     if (const auto end = message.find(": "); end != std::string::npos) message = message.substr(end + 2);
     throw ConfigError(location_of_byte(file, text, byte), "",
                       "not valid JSON (byte " + std::to_string(byte) + "): " + message);
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double ("number overflow parsing '1e999'"):
+    // nlohmann gives no byte, so find the literal it quotes.
+    const std::string message = e.what();
+    const auto open = message.find('\'');
+    const auto close = open == std::string::npos ? open : message.find('\'', open + 1);
+    const std::string literal = close == std::string::npos ? "" : message.substr(open + 1, close - open - 1);
+    const std::size_t byte = literal.empty() ? 0 : std::min(text.find(literal), text.size());
+    throw ConfigError(location_of_byte(file, text, byte), "",
+                      "a number out of range: '" + literal + "' does not fit a double (at most about 1.8e308)");
   }
 }
 

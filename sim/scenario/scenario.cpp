@@ -8,6 +8,7 @@
 #include "sim/config/config_schema.hpp"
 #include "sim/scenario/attention_choice.hpp"
 #include "sim/scenario/collective_settings.hpp"
+#include "sim/scenario/host_parts_reach.hpp"
 #include "sim/scenario/kernel_factor_choice.hpp"
 #include "sim/scenario/stragglers.hpp"
 #include "sim/scenario/trace_workload.hpp"
@@ -337,7 +338,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
              parse_costs(root),
              false,
              {}};
-  s.system = load_system(section(root, "system", file_overrides), s.catalogue, s.link_kinds);
+  const ConfigNode system_node = section(root, "system", file_overrides);
+  s.system = load_system(system_node, s.catalogue, s.link_kinds);
   if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
   const ConfigNode workload_node = section(root, "workload", file_overrides);
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
@@ -345,6 +347,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     s.trace = std::move(replay.trace);
     s.labels = RunLabels{describe_system(s.system), std::move(replay.label)};
     s.replays_trace_file = true;
+    check_host_parts_reachable(s.system, s.trace, system_node);
     s.collectives = load_collective_overrides(root, s.system, s.trace);
     return s;
   }
@@ -391,6 +394,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     workload_node.fail(too_large);
   }
   s.trace = build_trace(s.workload, ranks);
+  check_host_parts_reachable(s.system, s.trace, system_node);
   s.collectives = load_collective_overrides(root, s.system, s.trace);
   return s;
 }

@@ -189,3 +189,32 @@ TEST_CASE("an unknown context-parallel algorithm lists the valid ones", "[plans]
   check_rejected({"cp_algorithm", "  parallel: {context: 2, context_algorithm: ring_flash}\n  micro_batch: 1\n", 5,
                   "workload.parallel.context_algorithm", "choose ring, all_gather or all_to_all"});
 }
+
+// Found by fuzz_system: a DRAM declared but cabled to nothing the GPUs reach
+// failed inside the replay (a runtime_error from the copy's endpoints), not
+// as a ConfigError at load.
+TEST_CASE("host memory the GPUs cannot reach, when the step copies samples from it", "[plans][bad-input]") {
+  const std::string text =
+      "name: stranded dram\n"
+      "system:\n"
+      "  name: one GPU, DRAM cabled to nothing\n"
+      "  node_templates:\n"
+      "    host:\n"
+      "      parts:\n"
+      "        cpu: {kind: cpu_socket, model: xeon-platinum-8480plus}\n"
+      "        dram: {kind: dram, model: ddr5-4800, capacity: 1 TiB}\n"
+      "        gpu: {kind: gpu, model: h100-sxm, count: 1}\n"
+      "      links:\n"
+      "        - {between: [\"gpu[*]\", cpu], kind: pcie_gen5_x16}\n"
+      "  nodes:\n"
+      "    - {template: host, count: 1}\n"
+      "workload:\n"
+      "  model: gpt2-small\n"
+      "  micro_batch: 1\n";
+  const std::string path = write_plan_config("stranded_dram", text);
+  const std::string message = plan_rejection(path);
+  INFO(message);
+  CHECK_THAT(message, Catch::StartsWith(path + ":3:"));
+  CHECK_THAT(message, Catch::Contains("'node0.gpu' reaches no dram"));
+  CHECK_THAT(message, Catch::Contains("{between: [cpu, dram], kind: memory_bus}"));
+}

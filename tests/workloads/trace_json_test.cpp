@@ -139,3 +139,21 @@ TEST_CASE("input that is not a trace never crashes the reader", "[trace-file][ba
     CHECK_THROWS_AS(parse_trace_json(text, "bad.json"), ConfigError);
   }
 }
+
+// Found by fuzz_trace: a number past a double's range threw nlohmann's
+// out_of_range, not a ConfigError.
+TEST_CASE("a number too large for a double names its line", "[trace-file][bad-input]") {
+  const std::string text =
+      "{\"format\": \"simctl-trace\", \"version\": 1, \"compute_dtype\": \"bf16\",\n"
+      " \"totals\": {\"model_flops\": 0.64926741e6446, \"tokens\": 1, \"samples\": 1, \"parameters\": 1},\n"
+      " \"groups\": [], \"ranks\": [{\"ops\": []}]}";
+  try {
+    parse_trace_json(text, "big.json");
+    FAIL("accepted a number past a double's range");
+  } catch (const ConfigError& e) {
+    INFO(e.what());
+    CHECK(e.where().file == "big.json");
+    CHECK(e.where().line == 2);
+    CHECK_THAT(e.problem(), Catch::Contains("'0.64926741e6446' does not fit a double"));
+  }
+}
