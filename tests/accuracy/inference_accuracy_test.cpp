@@ -38,7 +38,7 @@ std::vector<Point> load_points() {
     p.metric = n["metric"].as<std::string>();
     p.measured = n["measured"].as<double>();
     p.in_sample = n["sample"].as<std::string>() == "in";
-    p.group = p.id.substr(0, p.id.find('-'));
+    p.group = p.id.substr(0, p.id.find('-')) + " on " + n["gpu"].as<std::string>();
     const auto line = static_cast<int>(n["overrides"].Mark().line) + 1;
     for (const auto& kv : n["overrides"])
       p.overrides.push_back({kv.first.as<std::string>(), kv.second.as<std::string>(), SourceLocation{path, line, 1}});
@@ -88,9 +88,11 @@ TEST_CASE("published and measured serving figures: errors in and out of sample",
   REQUIRE(!all_out.empty());
   std::printf("out of sample, all: %zu points, median |error| %.1f %%\n", all_out.size(), 100.0 * median(all_out));
   // Where each source stood when docs/inference.md's table was written
-  // (nim 15.5 %, trtllm 14.7 %, torch 20.9 %), with a few points of slack:
-  // a change that makes serving worse overall fails here.
-  CHECK(median(out_of_sample["nim"]) <= 0.20);
-  CHECK(median(out_of_sample["trtllm"]) <= 0.20);
-  CHECK(median(out_of_sample["torch"]) <= 0.25);
+  // (nim 15.5 %, trtllm 14.7 %, torch 20.9 % on the H100 and 30.2 % on the
+  // H200), with a few points of slack: a change that makes serving worse
+  // overall fails here.
+  CHECK(median(out_of_sample["nim on H100"]) <= 0.20);
+  CHECK(median(out_of_sample["trtllm on H100"]) <= 0.20);
+  CHECK(median(out_of_sample["torch on H100"]) <= 0.25);
+  CHECK(median(out_of_sample["torch on H200"]) <= 0.35);
 }
