@@ -190,9 +190,9 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
 }
 
 // The logits and the fp32 softmax of the loss, per micro-batch, on the rank
-// that computes the loss. A framework that upcasts the logits for the loss
-// (loss_in_fp32: PyTorch's cross_entropy on logits.float(), as torchtitan's
-// and autocast's) holds more, at the larger of two moments: while
+// that computes the loss, as one fused loss kernel holds them. PyTorch's
+// unfused cross_entropy on logits.float() (loss_unfused_fp32: torchtitan's
+// train.py loss_fn) holds more, at the larger of two moments: while
 // log_softmax runs forward, the logits, their fp32 copy and the fp32
 // log-probabilities it saves; while its backward runs (the logits freed
 // before backward, as torchtitan's train.py does), those log-probabilities,
@@ -203,7 +203,7 @@ double loss_buffer_bytes(const WorkloadSpec& spec, double replicas) {
   const double vocab = static_cast<double>(spec.model.vocab) / static_cast<double>(spec.parallel.tensor);
   const double logits = bytes_per_element(spec.precision);
   const double per_logit =
-      spec.loss_in_fp32 ? std::max(logits + 2.0 * kFp32Bytes, 3.0 * kFp32Bytes) : logits + kFp32Bytes;
+      spec.loss_unfused_fp32 ? std::max(logits + 2.0 * kFp32Bytes, 3.0 * kFp32Bytes) : logits + kFp32Bytes;
   return tokens * vocab * per_logit;
 }
 

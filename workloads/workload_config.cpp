@@ -251,6 +251,7 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     }
     spec.framework_overlaps.tp_comm = entry.bool_or("tp_comm_overlap", false);
     spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", false);
+    spec.loss_unfused_fp32 = entry.bool_or("loss_unfused_fp32", false);
     spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
     return;
   }
@@ -488,6 +489,12 @@ void check_recompute(const ConfigNode& node, const WorkloadSpec& spec) {
         .fail(
             "selective_op (torchtitan's op-level checkpointing) is modelled for dense blocks only; use none, "
             "selective or full with a mixture of experts");
+  }
+  if (spec.recompute == ActivationRecompute::selective_op && spec.attention == AttentionKernel::unfused) {
+    node.child("activation_recompute")
+        .fail(
+            "selective_op saves the fused attention kernel's output (SDPA); with attention: unfused use none, "
+            "selective or full");
   }
   if (!node.has("activation_recompute_every")) return;
   if (spec.recompute != ActivationRecompute::full) {

@@ -167,6 +167,12 @@ struct WorkloadSpec {
   // The framework computes the loss (logits upcast, log-softmax, its
   // gradient) in fp32 whatever the pass dtype, as PyTorch autocast does.
   bool loss_in_fp32 = false;
+  // The loss is PyTorch's unfused cross_entropy on an fp32 copy of the
+  // logits (torchtitan), which holds fp32 copies of tokens x vocab: the
+  // memory side of the loss (memory_estimate.hpp), apart from its timing.
+  // False: one fused loss kernel beside the logits (Megatron's
+  // vocab-parallel cross-entropy, flash-attn's xentropy in llm-foundry).
+  bool loss_unfused_fp32 = false;
   // The framework's AdamW is one fused kernel (false: a for-loop over
   // elementwise kernels; adam_bytes_per_parameter in ddp_trace.hpp).
   bool optimizer_fused = true;

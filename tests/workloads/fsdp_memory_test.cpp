@@ -65,10 +65,10 @@ TEST_CASE("an FSDP block's backward holds two gathered blocks, its gradient and 
   CHECK(temporary_of(spec) == Approx(2.0 * fsdp_root_parameters(m) + fsdp_block_parameters(m) * (3 * 2.0 + 4.0)));
 }
 
-TEST_CASE("a loss in fp32 holds three fp32 copies of the logits in its backward", "[workloads][memory]") {
+TEST_CASE("an unfused fp32 loss holds three fp32 copies of the logits in its backward", "[workloads][memory]") {
   auto spec = llama_8b_fsdp(Strategy::fsdp, 8);
   const double bf16_loss = temporary_of(spec);  // bf16 logits and an fp32 softmax: 6 B a logit
-  spec.loss_in_fp32 = true;
+  spec.loss_unfused_fp32 = true;
   // log-probabilities, their gradient and log_softmax's input gradient, fp32: 12 B a logit
   CHECK(temporary_of(spec) - bf16_loss == Approx(8192.0 * spec.model.vocab * 6.0));
   spec.precision = DType::fp32;  // forward: 4 + 4 + 4, backward 12: the same

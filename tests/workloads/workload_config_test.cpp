@@ -138,6 +138,8 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.activation_recompute_every", "positive"},
       {"workload: {model: mixtral-8x7b, parallel: {data: 2}, micro_batch: 1, activation_recompute: selective_op}\n",
        "workload.activation_recompute", "dense blocks only"},
+      {with_line("activation_recompute", "  activation_recompute: selective_op\n  attention: unfused"),
+       "workload.activation_recompute", "fused attention kernel's output"},
       {with_line("optimizer", "  optimiser: adam"), "workload.optimiser", "unknown field"},
       {with_line("model", "  model: {layers: 2, hidden: 66, heads: 4, vocab: 100, seq_len: 32}"),
        "workload.model.heads", "divisible"},
