@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "workloads/activation_checkpointing.hpp"
 #include "workloads/cnn_ops.hpp"
 #include "workloads/data_parallel_sync.hpp"
 #include "workloads/inference_memory.hpp"
@@ -111,7 +112,10 @@ double full_layer_bytes(const WorkloadSpec& spec) {
   }
   if (sequence_parallel(spec)) replicated /= t;
   double bytes = sbh(spec) * (replicated + sharded / t + moe_gathered_per_token(spec.model));
-  const bool keeps_scores = spec.attention == AttentionKernel::unfused && spec.recompute == ActivationRecompute::none;
+  // Blocks that keep everything: all under `none`, those not checkpointed under full every k.
+  const bool keeps_all = spec.recompute == ActivationRecompute::none ||
+                         (spec.recompute == ActivationRecompute::full && spec.recompute_every > 1);
+  const bool keeps_scores = spec.attention == AttentionKernel::unfused && keeps_all;
   if (keeps_scores) {
     const double s = static_cast<double>(spec.model.seq_len);
     const double score_elements = static_cast<double>(spec.model.heads * spec.micro_batch) * s * s / t;
@@ -130,9 +134,26 @@ double kept(const WorkloadSpec& spec, double params, double expert_params, bool 
          expert_params / static_cast<double>(p.expert_data());
 }
 
+// PyTorch FSDP (FSDP1 flat parameters, FSDP2 with a MixedPrecisionPolicy)
+// keeps each rank's shard in its original dtype, fp32, and casts to the
+// compute dtype only as it all-gathers: the fp32 shard is the optimizer's
+// master copy, and the sharded gradients are fp32 too (FSDP2 casts the
+// reduce-scattered gradient back to the parameter's dtype,
+// pytorch/pytorch torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
+// foreach_reduce). Adam adds m and v: 16 B per parameter in all.
+std::vector<MemoryUse> fsdp_state(const WorkloadSpec& spec, double params, double expert_params) {
+  const double shard = kept(spec, params, expert_params, true);
+  return {
+      {"weights", shard * kFp32Bytes},
+      {"gradients", shard * kFp32Bytes},
+      {"optimizer_states", shard * kAdamStateBytesFp32},
+  };
+}
+
 std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, double expert_params,
                                    bool holds_optimizer) {
   const Strategy s = spec.strategy;
+  if (s == Strategy::fsdp && holds_optimizer) return fsdp_state(spec, params, expert_params);
   const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
   auto keep = [&](bool sharded) { return kept(spec, params, expert_params, sharded); };
   return {
@@ -169,11 +190,21 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
 }
 
 // The logits and the fp32 softmax of the loss, per micro-batch, on the rank
-// that computes the loss.
+// that computes the loss, as one fused loss kernel holds them. PyTorch's
+// unfused cross_entropy on logits.float() (loss_unfused_fp32: torchtitan's
+// train.py loss_fn) holds more, at the larger of two moments: while
+// log_softmax runs forward, the logits, their fp32 copy and the fp32
+// log-probabilities it saves; while its backward runs (the logits freed
+// before backward, as torchtitan's train.py does), those log-probabilities,
+// the dense fp32 gradient nll_loss's backward gives them, and the fp32
+// gradient it writes: three fp32 tensors of tokens x vocab.
 double loss_buffer_bytes(const WorkloadSpec& spec, double replicas) {
   const double tokens = static_cast<double>(spec.micro_batch * local_positions(spec)) * replicas;
   const double vocab = static_cast<double>(spec.model.vocab) / static_cast<double>(spec.parallel.tensor);
-  return tokens * vocab * (bytes_per_element(spec.precision) + kFp32Bytes);
+  const double logits = bytes_per_element(spec.precision);
+  const double per_logit =
+      spec.loss_unfused_fp32 ? std::max(logits + 2.0 * kFp32Bytes, 3.0 * kFp32Bytes) : logits + kFp32Bytes;
+  return tokens * vocab * per_logit;
 }
 
 double largest_unit_parameters(const WorkloadSpec& spec, std::int64_t stage) {
@@ -225,6 +256,101 @@ double fp8_weight_copy_bytes(const WorkloadSpec& spec) {
          kFp8WeightCopyBytes;
 }
 
+// The blocks a rank of `stage` holds (0-based over the model): chunk c's
+// are virtual stage c * pipeline + stage's.
+std::vector<std::int64_t> stage_layers(const WorkloadSpec& spec, std::int64_t stage) {
+  const auto& par = spec.parallel;
+  const std::int64_t per_chunk = spec.model.layers / (par.pipeline * par.virtual_stages);
+  std::vector<std::int64_t> layers;
+  for (std::int64_t c = 0; c < par.virtual_stages; ++c) {
+    const std::int64_t first = (c * par.pipeline + stage) * per_chunk;
+    for (std::int64_t l = first; l < first + per_chunk; ++l) layers.push_back(l);
+  }
+  return layers;
+}
+
+// A block's activation bytes averaged over the stage's blocks: under full
+// every k only some are checkpointed.
+double mean_layer_activation_bytes(const WorkloadSpec& spec, std::int64_t stage) {
+  if (spec.recompute != ActivationRecompute::full || spec.recompute_every == 1) return layer_activation_bytes(spec);
+  const auto layers = stage_layers(spec, stage);
+  double sum = 0.0;
+  for (std::int64_t l : layers) {
+    sum += block_checkpointed(spec.recompute, spec.recompute_every, l) ? layer_activation_bytes(spec)
+                                                                       : full_layer_bytes(spec);
+  }
+  return sum / static_cast<double>(layers.size());
+}
+
+// What a re-run block holds besides what it kept: under full its whole
+// set, under selective_op the tensors its policy did not save.
+double recompute_transient_bytes(const WorkloadSpec& spec) {
+  switch (spec.recompute) {
+    case ActivationRecompute::full: return full_layer_bytes(spec);
+    case ActivationRecompute::selective_op: return std::max(0.0, full_layer_bytes(spec) - layer_activation_bytes(spec));
+    default: return 0.0;
+  }
+}
+
+// PyTorch FSDP (1 and 2) wraps each block as a unit and the model as the
+// root, whose own parameters (embedding, final norm, head) it does not
+// reshard after forward ("for the root, do not reshard after forward since
+// ... the parameters would be freed and all-gathered immediately",
+// torch/distributed/fsdp/_fully_shard/_fsdp_state.py, _lazy_init): they stay
+// gathered, in the compute dtype, all step.
+double fsdp_root_bytes(const WorkloadSpec& spec, std::int64_t stage) {
+  double params = 0.0;
+  for (std::int64_t c = 0; c < spec.parallel.virtual_stages; ++c) {
+    for (const auto& u : stage_chunk(spec, stage, c).units) {
+      if (u.name == "embedding" || u.name == "head") params += u.parameters;
+    }
+  }
+  return params * bytes_per_element(spec.precision);
+}
+
+double largest_block_parameters(const WorkloadSpec& spec, std::int64_t stage) {
+  double largest = 0.0;
+  for (std::int64_t c = 0; c < spec.parallel.virtual_stages; ++c) {
+    for (const auto& u : stage_chunk(spec, stage, c).units) {
+      if (u.name != "embedding" && u.name != "head") largest = std::max(largest, u.parameters);
+    }
+  }
+  return largest;
+}
+
+// A block's backward under FSDP holds its gathered weights and the next
+// block's, prefetched (both in the compute dtype), its unsharded gradient
+// and the copy in the reduce dtype (grad_dtype) the reduce-scatter sends
+// while the next block's backward runs (FSDP2's foreach_reduce). Forward
+// holds only the two gathered blocks, so backward is the larger.
+double fsdp_block_working_bytes(const WorkloadSpec& spec, std::int64_t stage) {
+  const double block = largest_block_parameters(spec, stage);
+  const double compute = bytes_per_element(spec.precision);
+  return block * (3.0 * compute + bytes_per_element(spec.ddp.grad_dtype));
+}
+
+// What a rank holds beside its state and kept activations, at the larger of
+// two moments that do not overlap: the loss (logits and their fp32 copies,
+// last stage only) and a block's backward (its re-run tensors, FSDP's
+// gathered blocks and gradients). CP's K/V buffers and ZeRO-3's two
+// gathered units count at both.
+double temporary_bytes(const WorkloadSpec& spec, std::int64_t stage) {
+  const auto& par = spec.parallel;
+  double always = context_buffer_bytes(spec);
+  const bool sharded = shards_weights(spec.strategy) && par.gradient_replicas() > 1;
+  double loss = stage == par.pipeline - 1 ? loss_buffer_bytes(spec, 1.0) : 0.0;
+  double block = recompute_transient_bytes(spec);
+  if (sharded && spec.strategy == Strategy::fsdp) {
+    always += fsdp_root_bytes(spec, stage);
+    loss += largest_block_parameters(spec, stage) * bytes_per_element(spec.precision);  // the last block, kept
+    block += fsdp_block_working_bytes(spec, stage);
+  } else if (sharded) {
+    // ZeRO-3 holds the unit being computed and the one being prefetched.
+    always += 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.precision);
+  }
+  return always + std::max(loss, block);
+}
+
 StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   const auto& par = spec.parallel;
   StageMemory row{stage, "stage " + std::to_string(stage), {}, 0, {}};
@@ -238,16 +364,9 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   const double layers =
       spec.finetune ? static_cast<double>(stage_backward_layers(spec, stage)) / static_cast<double>(par.virtual_stages)
                     : static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
-  row.items.push_back({"activations", static_cast<double>(row.in_flight) * layers * layer_activation_bytes(spec)});
-  double temporary = 0.0;
-  if (spec.recompute == ActivationRecompute::full) temporary += full_layer_bytes(spec);  // the layer being recomputed
-  temporary += context_buffer_bytes(spec);
-  if (stage == par.pipeline - 1) temporary += loss_buffer_bytes(spec, 1.0);
-  // ZeRO-3/FSDP hold the unit being computed and the one being prefetched.
-  if (shards_weights(spec.strategy) && par.gradient_replicas() > 1) {
-    temporary += 2.0 * largest_unit_parameters(spec, stage) * bytes_per_element(spec.precision);
-  }
-  row.items.push_back({"temporary", temporary});
+  row.items.push_back(
+      {"activations", static_cast<double>(row.in_flight) * layers * mean_layer_activation_bytes(spec, stage)});
+  row.items.push_back({"temporary", temporary_bytes(spec, stage)});
   offload_to_host(spec, stage, row);
   return row;
 }
@@ -291,7 +410,7 @@ StageMemory lstm_row(const WorkloadSpec& spec) {
 
 std::vector<StageMemory> data_parallel_rows(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
-  const double activations = static_cast<double>(spec.model.layers) * layer_activation_bytes(spec);
+  const double activations = static_cast<double>(spec.model.layers) * mean_layer_activation_bytes(spec, 0);
   StageMemory master{0, "master", model_state(spec, params, 0.0, true), 1, {}};
   master.items.push_back({"activations", activations});
   master.items.push_back({"temporary", loss_buffer_bytes(spec, static_cast<double>(spec.parallel.data))});
@@ -316,6 +435,11 @@ double StageMemory::host_bytes() const {
 }
 
 double layer_activation_bytes(const WorkloadSpec& spec) {
+  if (spec.recompute == ActivationRecompute::selective_op) {
+    const double elements =
+        selective_op_saved_elements_per_token(spec.model, spec.parallel.tensor, sequence_parallel(spec));
+    return static_cast<double>(spec.micro_batch * local_positions(spec)) * elements * bytes_per_element(spec.precision);
+  }
   if (spec.recompute != ActivationRecompute::full) return full_layer_bytes(spec);
   const double shards = sequence_parallel(spec) ? static_cast<double>(spec.parallel.tensor) : 1.0;
   return sbh(spec) * kLayerInputPerToken / shards;

@@ -1,14 +1,28 @@
 #pragma once
 // Device memory one rank needs at its peak, by kind, under the plan:
 //
-//   weights           P x bytes(precision)                  (/d under ZeRO-3, FSDP)
-//   gradients         P x bytes(grad dtype)                 (/d under ZeRO-2, -3, FSDP)
+//   weights           P x bytes(precision)                  (/d under ZeRO-3)
+//   gradients         P x bytes(grad dtype)                 (/d under ZeRO-2, -3)
 //   optimizer_states  P x 12 B (fp32 master weights, Adam m and v; 8 B without
-//                     mixed precision)                      (/d under ZeRO-1, -2, -3, FSDP)
-//   activations       peak in-flight chunk passes x layers per chunk x per-layer bytes
-//   temporary         logits and loss buffers on the last stage, gathered ZeRO-3
-//                     units, nn.DataParallel's gathered outputs on the master
+//                     mixed precision)                      (/d under ZeRO-1, -2, -3)
+//                     PyTorch FSDP instead keeps an fp32 shard that is the
+//                     master copy, fp32 gradients and m, v: 4 + 4 + 8 B, /d
+//   activations       peak in-flight chunk passes x layers per chunk x per-layer
+//                     bytes (averaged over the stage's blocks under full
+//                     recompute of every k-th block)
+//   temporary         what lives only around one moment, at the larger of
+//                     the loss (logits and their fp32 copies, last stage)
+//                     and a block's backward (a re-run block's tensors;
+//                     under FSDP the block and the next one gathered, its
+//                     unsharded gradient and reduce copy), plus what both
+//                     share: CP's K/V buffers, ZeRO-3's two gathered units,
+//                     FSDP's root (embedding, final norm, head) kept
+//                     gathered all step; nn.DataParallel's gathered outputs
+//                     on the master
 //
+// A rank's gradients are counted at the peak like the rest of its state
+// (frameworks that free them between steps leave them cached in the
+// allocator, whose reserved bytes are what they log; docs/accuracy.md).
 // P is what one rank of the stage holds (stage_layout.hpp): with a mixture
 // of experts, its experts / expert of each block's experts, TP-split; ZeRO
 // shards those over the data / expert ranks that hold them, not over d.
@@ -24,6 +38,9 @@
 //   selective:      the 5*a*s^2*b/t score term is not kept
 //   full:           2*s*b*h per layer (its input; /t with SP), plus one
 //                   layer's full set while it is recomputed
+//   selective_op:   torchtitan's op policy (activation_checkpointing.hpp):
+//                   the block's input, the attention output and every other
+//                   matmul's output, about 15.5*s*b*h for Llama 3 8B
 // Context parallelism (cp ranks) keeps s/cp positions per rank, so every
 // term with s is divided by cp, and `temporary` adds the K/V buffers in
 // flight around one layer's attention (context_buffer_bytes: 4 blocks of

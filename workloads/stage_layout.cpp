@@ -90,6 +90,7 @@ double StageChunk::expert_parameters() const {
 PassShape plan_shape(const WorkloadSpec& spec) {
   PassShape p = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
   p.recompute = spec.recompute;
+  p.recompute_every = spec.recompute_every;
   p.attention = spec.attention;
   p.dropout = spec.dropout;
   p.tensor = spec.parallel.tensor;

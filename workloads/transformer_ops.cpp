@@ -1,5 +1,6 @@
 #include "workloads/transformer_ops.hpp"
 
+#include "workloads/activation_checkpointing.hpp"
 #include "workloads/op_costs.hpp"
 #include "workloads/parameter_layout.hpp"
 #include "workloads/pass_geometry.hpp"
@@ -212,6 +213,23 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
   }
   out.compute(at + "residual2", phase, residual_add(g));
   append_fp8_scale_update(g, at + "fp8.scale_update", phase, out);
+}
+
+// torchtitan's op-level selective AC re-runs, before a block's backward,
+// what its policy did not save (activation_checkpointing.hpp): the norms,
+// RoPE, the SwiGLU/GeLU and the residual adds, and every second matmul.
+void append_selective_op_recompute(const PassGeometry& g, std::int64_t l, OpList& out) {
+  const std::string at = layer_prefix(l, "recompute.");
+  const OpPhase bw = OpPhase::backward;
+  out.compute(at + "ln1", bw, norm_forward(g));
+  append_rope(g, at + "rope", bw, out);
+  out.compute(at + "residual1", bw, residual_add(g));
+  out.compute(at + "ln2", bw, norm_forward(g));
+  out.compute(at + activation_name(g.p.model), bw, activation_forward(g));
+  const auto mms = block_matmuls(g.p.model, g.p.tensor);
+  for (std::size_t i = 0; i < mms.size(); ++i) {
+    if (!selective_op_saves(i)) out.compute(at + mms[i].name, bw, forward_gemm(g, mms[i].n, mms[i].k, g.p.dtype));
+  }
 }
 
 // The backward of a column-parallel GEMM's input side: with SP, re-gather the
@@ -453,7 +471,10 @@ std::vector<ModelOp> backward_ops(const PassShape& p) {
   if (p.head) append_head_backward(g, out);
   for (std::int64_t l = p.last_layer_end() - 1; l >= p.first_layer && block_runs_backward(p, l); --l) {
     // Recomputed forward work is booked as backward time, as profilers show it.
-    if (p.recompute == ActivationRecompute::full) append_block_forward(g, l, OpPhase::backward, "recompute.", out);
+    if (block_checkpointed(p.recompute, p.recompute_every, l)) {
+      append_block_forward(g, l, OpPhase::backward, "recompute.", out);
+    }
+    if (p.recompute == ActivationRecompute::selective_op) append_selective_op_recompute(g, l, out);
     append_block_backward(g, l, out);
   }
   if (p.embedding && embedding_trains(p)) append_embedding_backward(g, out);

@@ -86,8 +86,9 @@ constexpr WordTable<Strategy, 6> kStrategyWords{{{Strategy::ddp, "ddp"},
                                                  {Strategy::zero2, "zero2"},
                                                  {Strategy::zero3, "zero3"},
                                                  {Strategy::fsdp, "fsdp"}}};
-constexpr WordTable<ActivationRecompute, 3> kRecomputeWords{{{ActivationRecompute::none, "none"},
+constexpr WordTable<ActivationRecompute, 4> kRecomputeWords{{{ActivationRecompute::none, "none"},
                                                              {ActivationRecompute::selective, "selective"},
+                                                             {ActivationRecompute::selective_op, "selective_op"},
                                                              {ActivationRecompute::full, "full"}}};
 // `flash` is read as flash2 (what it meant before the kernels were told apart);
 // flash2 comes first so that it is the word written back.
@@ -250,6 +251,7 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     }
     spec.framework_overlaps.tp_comm = entry.bool_or("tp_comm_overlap", false);
     spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", false);
+    spec.loss_unfused_fp32 = entry.bool_or("loss_unfused_fp32", false);
     spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
     return;
   }
@@ -491,6 +493,33 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
   }
 }
 
+// selective_op follows torchtitan's op policy over a dense block's matmuls;
+// recompute_every picks which blocks `full` checkpoints.
+void check_recompute(const ConfigNode& node, const WorkloadSpec& spec) {
+  if (spec.recompute == ActivationRecompute::selective_op && spec.model.moe()) {
+    node.child("activation_recompute")
+        .fail(
+            "selective_op (torchtitan's op-level checkpointing) is modelled for dense blocks only; use none, "
+            "selective or full with a mixture of experts");
+  }
+  if (spec.recompute == ActivationRecompute::selective_op && spec.attention == AttentionKernel::unfused) {
+    node.child("activation_recompute")
+        .fail(
+            "selective_op saves the fused attention kernel's output (SDPA); with attention: unfused use none, "
+            "selective or full");
+  }
+  if (!node.has("activation_recompute_every")) return;
+  if (spec.recompute != ActivationRecompute::full) {
+    node.child("activation_recompute_every")
+        .fail("needs activation_recompute: full (it says which blocks full recompute checkpoints)");
+  }
+  if (spec.recompute_every > spec.model.layers) {
+    node.child("activation_recompute_every")
+        .fail("must be 1 ... " + std::to_string(spec.model.layers) + " (the model's layers), not " +
+              std::to_string(spec.recompute_every));
+  }
+}
+
 // Checks that need both the model and the plan: how heads, layers and
 // micro-batches split over ranks.
 void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
@@ -548,6 +577,8 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   spec.ddp.grad_dtype = spec.precision;
   if (auto d = node.optional_child("ddp")) spec.ddp = parse_ddp(*d, spec.precision);
   spec.recompute = parse_recompute(node);
+  if (node.has("activation_recompute_every"))
+    spec.recompute_every = node.positive_integer("activation_recompute_every");
   if (node.has("attention")) {
     spec.attention = parse_word(node.child("attention"), kAttentionWords);
     spec.attention_given = true;
@@ -566,6 +597,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
     check_mlp_plan(node, spec);
   } else {
     check_plan_fits_model(node, spec);
+    check_recompute(node, spec);
   }
   return spec;
 }

@@ -83,8 +83,12 @@ enum class Strategy : std::uint8_t { ddp, data_parallel, zero1, zero2, zero3, fs
 enum class Optimizer : std::uint8_t { adam };
 // none: keep every activation. selective: keep all but the attention core
 // (softmax, dropout, QK^T and AV), re-run it in backward (Korthikanti et al.
-// 2022). full: keep only each layer's input and re-run the layer.
-enum class ActivationRecompute : std::uint8_t { none, selective, full };
+// 2022). selective_op: torchtitan's op-level selective checkpointing: a block
+// keeps its input, the attention kernel's output and every other matmul's
+// output, and re-runs the rest (activation_checkpointing.hpp). full: keep
+// only each layer's input and re-run the layer (with recompute_every k, only
+// every k-th layer; the others keep everything: torchtitan's per-layer AC).
+enum class ActivationRecompute : std::uint8_t { none, selective, selective_op, full };
 
 // The word a config writes for each choice ("1f1b", "zero2", "selective"):
 // the parser reads them and `simctl search` writes its plans with them, from
@@ -136,6 +140,9 @@ struct WorkloadSpec {
   Optimizer optimizer = Optimizer::adam;
   DdpOptions ddp;
   ActivationRecompute recompute = ActivationRecompute::none;
+  // Under `full`: every recompute_every-th block (the k-th, 2k-th, ... counted
+  // from 1) is checkpointed; 1 = all of them.
+  std::int64_t recompute_every = 1;
   // The config's `attention`, or until the system is known the framework's
   // default (attention_given false): framework_attention by GPU architecture.
   AttentionKernel attention = AttentionKernel::flash2;
@@ -160,6 +167,12 @@ struct WorkloadSpec {
   // The framework computes the loss (logits upcast, log-softmax, its
   // gradient) in fp32 whatever the pass dtype, as PyTorch autocast does.
   bool loss_in_fp32 = false;
+  // The loss is PyTorch's unfused cross_entropy on an fp32 copy of the
+  // logits (torchtitan), which holds fp32 copies of tokens x vocab: the
+  // memory side of the loss (memory_estimate.hpp), apart from its timing.
+  // False: one fused loss kernel beside the logits (Megatron's
+  // vocab-parallel cross-entropy, flash-attn's xentropy in llm-foundry).
+  bool loss_unfused_fp32 = false;
   // The framework's AdamW is one fused kernel (false: a for-loop over
   // elementwise kernels; adam_bytes_per_parameter in ddp_trace.hpp).
   bool optimizer_fused = true;

@@ -25,14 +25,17 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// "out of sample: 5 points, median |error| 4.2 %, max 7.0 %"
-std::string summary(const char* label, const std::vector<double>& abs_errors) {
+}  // namespace
+
+std::string error_summary(const char* label, const std::vector<double>& abs_errors) {
   if (abs_errors.empty()) return std::string(label) + ": no points";
   const double max = *std::max_element(abs_errors.begin(), abs_errors.end());
   return std::string(label) + ": " + std::to_string(abs_errors.size()) +
          (abs_errors.size() == 1 ? " point" : " points") + ", median |error| " +
          format_number("%.1f %%", 100.0 * median(abs_errors)) + ", max " + format_number("%.1f %%", 100.0 * max);
 }
+
+namespace {
 
 std::string group_table(const std::string& group, const ReferenceRuns& runs,
                         const std::map<std::string, ReferenceResult>& results) {
@@ -46,7 +49,8 @@ std::string group_table(const std::string& group, const ReferenceRuns& runs,
     out += accuracy_row(run, r) + "\n";
     (run.in_sample ? in : out_of_sample).push_back(std::abs(r.error));
   }
-  out += "\n" + group + ": " + summary("out of sample", out_of_sample) + "; " + summary("in sample", in) + ".\n";
+  out += "\n" + group + ": " + error_summary("out of sample", out_of_sample) + "; " + error_summary("in sample", in) +
+         ".\n";
   return out;
 }
 

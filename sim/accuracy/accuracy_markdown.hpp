@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/accuracy/reference_result.hpp"
 #include "sim/accuracy/reference_runs.hpp"
@@ -21,6 +22,10 @@ inline constexpr BlockMarkers kReadmeAccuracyMarkers{
 
 // "A100" or "H100 / H200": the group docs/accuracy.md reports a GPU under.
 std::string accuracy_group(const std::string& gpu);
+
+// "out of sample: 5 points, median |error| 4.2 %, max 7.0 %" (errors as
+// fractions); also the peak-memory table's summary line.
+std::string error_summary(const char* label, const std::vector<double>& abs_errors);
 
 // One point's table row (no trailing newline).
 std::string accuracy_row(const ReferenceRun& run, const ReferenceResult& result);

@@ -100,7 +100,7 @@ TEST_CASE("a value of the wrong unit is refused at that value", "[study][file][b
   CHECK_THAT(load_error("axes:\n  - {field: workload.micro_batch, values: [1, two]}\n"),
              Catch::Contains("expected an integer, got 'two'"));
   CHECK_THAT(load_error("axes:\n  - {field: workload.activation_recompute, values: [none, some]}\n"),
-             Catch::Contains("choose none, selective or full"));
+             Catch::Contains("choose none, selective, selective_op or full"));
   CHECK_THAT(load_error("axes:\n  - {field: workload.ddp.bucket_size, values: [25 MB/s]}\n"),
              Catch::Contains("25 MB/s"));
 }

@@ -44,6 +44,16 @@ ConfigError config_error_of(const std::string& text) {
 
 }  // namespace
 
+TEST_CASE("torchtitan's checkpointing modes parse", "[workloads][config]") {
+  const auto op = parse_text(with_line("activation_recompute", "  activation_recompute: selective_op"));
+  CHECK(op.recompute == ActivationRecompute::selective_op);
+  CHECK(op.recompute_every == 1);
+  const auto every =
+      parse_text(with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_every: 2"));
+  CHECK(every.recompute == ActivationRecompute::full);
+  CHECK(every.recompute_every == 2);
+}
+
 TEST_CASE("a DDP workload parses with derived accumulation", "[workloads][config]") {
   const auto spec = parse_text(kGood);
   CHECK(spec.model.name == "gpt-1.3b");
@@ -118,6 +128,18 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
       {with_line("ddp", "  ddp: {bucket_size: 25 MB/s}"), "workload.ddp.bucket_size", "not a size"},
       {with_line("ddp", "  ddp: {buckt_size: 25 MiB}"), "workload.ddp.buckt_size", "unknown field"},
       {with_line("activation_recompute", "  activation_recompute: some"), "workload.activation_recompute", "selective"},
+      {with_line("activation_recompute", "  activation_recompute: some"), "workload.activation_recompute",
+       "selective_op"},
+      {with_line("activation_recompute", "  activation_recompute: selective\n  activation_recompute_every: 2"),
+       "workload.activation_recompute_every", "needs activation_recompute: full"},
+      {with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_every: 25"),
+       "workload.activation_recompute_every", "must be 1 ... 24 (the model's layers), not 25"},
+      {with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_every: 0"),
+       "workload.activation_recompute_every", "positive"},
+      {"workload: {model: mixtral-8x7b, parallel: {data: 2}, micro_batch: 1, activation_recompute: selective_op}\n",
+       "workload.activation_recompute", "dense blocks only"},
+      {with_line("activation_recompute", "  activation_recompute: selective_op\n  attention: unfused"),
+       "workload.activation_recompute", "fused attention kernel's output"},
       {with_line("optimizer", "  optimiser: adam"), "workload.optimiser", "unknown field"},
       {with_line("model", "  model: {layers: 2, hidden: 66, heads: 4, vocab: 100, seq_len: 32}"),
        "workload.model.heads", "divisible"},
