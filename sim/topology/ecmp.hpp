@@ -4,23 +4,25 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/topology/routing.hpp"
+#include "sim/topology/destination_costs.hpp"
+#include "sim/topology/route_graph.hpp"
 
 namespace simctl {
 
-// The neighbours of `at` that lie on a least-cost route to the root of
-// `to_tree`, with the cable to each, in declaration order.
+// The neighbours of `at` that lie on a least-cost route to `to`, with the
+// cable to each, in declaration order.
 struct NextHop {
   EndpointId part;
-  CableEdge cable;
+  std::uint32_t cable;
 };
-std::vector<NextHop> next_hops(const SystemGraph& graph, const RouteTree& to_tree, EndpointId at, EndpointId to);
+void next_hops(const RouteGraph& graph, const DestinationCosts& to_costs, EndpointId at, EndpointId to,
+               std::vector<NextHop>& out);
 
-// Walks from `from` to `to` (the root of `to_tree`), picking at each part
-// one of next_hops by a hash of (flow_key, part): deterministic per key, and
-// independent from hop to hop, as different switches hash with different
-// seeds. `from` must reach `to`.
-Path ecmp_path(const SystemGraph& graph, const RouteTree& to_tree, EndpointId from, EndpointId to,
-               std::uint64_t flow_key);
+// Walks from `from` to `to`, picking at each part one of next_hops by a
+// hash of (flow_key, part): deterministic per key, and independent from hop
+// to hop, as different switches hash with different seeds. `from` must
+// reach `to`.
+Path ecmp_path(const RouteGraph& graph, const std::vector<Cable>& cables, const DestinationCosts& to_costs,
+               EndpointId from, EndpointId to, std::uint64_t flow_key);
 
 }  // namespace simctl
