@@ -4,11 +4,12 @@
 
 namespace simctl {
 
-DestinationCosts::DestinationCosts(const RouteGraph& graph, EndpointId to, const OutsideTree& outside_tree)
+DestinationCosts::DestinationCosts(const RouteGraph& graph, EndpointId to, const OutsideTree& outside_tree,
+                                   RouteSearch& workspace)
     : graph_(&graph), node_(graph.node[to]) {
   const auto& parts = graph.node_parts[static_cast<std::size_t>(node_)];
-  RouteSearch inside(graph, node_);
-  inside.restart(to);
+  RouteSearch& inside = workspace;
+  inside.restart(to, node_);
   inside.finish();
   inside_.reserve(parts.size());
   for (EndpointId v : parts) inside_.push_back(inside.cost(v));

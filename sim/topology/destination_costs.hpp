@@ -30,13 +30,16 @@
 
 namespace simctl {
 
+class RouteSearch;
+
 class DestinationCosts {
  public:
-  // The costs to `to`; `outside_tree(s)` gives the whole-graph costs from s
-  // (kept by the caller, alive as long as this object). A destination in no
-  // node, or in a node without exits, is answered from `whole` alone.
+  // The costs to `to`, a part of a node; `outside_tree(s)` gives the
+  // whole-graph costs from s (kept by the caller, alive as long as this
+  // object); `workspace` searches inside the node. A destination in no node
+  // is answered from `whole` alone.
   using OutsideTree = std::function<const std::vector<std::int32_t>&(EndpointId)>;
-  DestinationCosts(const RouteGraph& graph, EndpointId to, const OutsideTree& outside_tree);
+  DestinationCosts(const RouteGraph& graph, EndpointId to, const OutsideTree& outside_tree, RouteSearch& workspace);
   explicit DestinationCosts(std::vector<std::int32_t> whole) : whole_(std::move(whole)) {}
 
   std::int32_t cost(EndpointId v) const {

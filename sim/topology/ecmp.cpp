@@ -29,21 +29,8 @@ void next_hops(const RouteGraph& graph, const DestinationCosts& to_costs, Endpoi
   }
 }
 
-Path ecmp_path(const RouteGraph& graph, const std::vector<Cable>& cables, const DestinationCosts& to_costs,
-               EndpointId from, EndpointId to, std::uint64_t flow_key) {
-  Path path;
-  std::vector<NextHop> hops;
-  for (EndpointId at = from; at != to;) {
-    next_hops(graph, to_costs, at, to, hops);
-    // Costs fall strictly along a least-cost route, so a reached part always
-    // has a next hop and the walk ends.
-    const NextHop& pick = hops[mix(flow_key ^ mix(at)) % hops.size()];
-    const Cable& cable = cables[pick.cable];
-    path.links.push_back(link_leaving(cable, at));
-    path.latency += cable.spec.latency;
-    at = pick.part;
-  }
-  return path;
+std::size_t ecmp_pick(std::uint64_t flow_key, EndpointId at, std::size_t choices) {
+  return static_cast<std::size_t>(mix(flow_key ^ mix(at)) % choices);
 }
 
 }  // namespace simctl

@@ -2,14 +2,13 @@
 
 namespace simctl {
 
-RouteSearch::RouteSearch(const RouteGraph& graph, int region)
+RouteSearch::RouteSearch(const RouteGraph& graph)
     : graph_(graph),
-      region_(region),
       cost_(graph.size(), kUnreachable),
       via_(graph.size(), RouteTree::kNoCable),
       seen_(graph.size(), 0) {}
 
-void RouteSearch::restart(EndpointId root) {
+void RouteSearch::restart(EndpointId root, int region) {
   for (EndpointId v : touched_) {
     cost_[v] = kUnreachable;
     via_[v] = RouteTree::kNoCable;
@@ -19,6 +18,7 @@ void RouteSearch::restart(EndpointId root) {
   for (auto& bucket : buckets_) bucket.clear();
   bound_ = 0;
   root_ = root;
+  region_ = region;
   reach(root, 0, RouteTree::kNoCable);
 }
 

@@ -23,11 +23,11 @@ namespace simctl {
 
 class RouteSearch {
  public:
+  explicit RouteSearch(const RouteGraph& graph);
+
   // `region`: a node index to search inside only (its cables to other parts
   // ignored), or kNoNode for the whole graph.
-  explicit RouteSearch(const RouteGraph& graph, int region = kNoNode);
-
-  void restart(EndpointId root);
+  void restart(EndpointId root, int region = kNoNode);
   EndpointId root() const { return root_; }
   // The least cost from the root to `v` (RouteTree::kUnreachable if none).
   std::int32_t cost(EndpointId v);
@@ -51,7 +51,7 @@ class RouteSearch {
   std::int32_t endpoint_cost(EndpointId v, std::uint32_t* cable) const;
 
   const RouteGraph& graph_;
-  int region_;
+  int region_ = kNoNode;
   EndpointId root_ = 0;
   std::size_t bound_ = 0;  // buckets below it are expanded
   std::vector<std::int32_t> cost_;

@@ -30,8 +30,10 @@ RouteCache::~RouteCache() = default;
 
 void RouteCache::clear() {
   search_.reset();
+  node_search_.reset();
   destinations_.clear();
   outside_trees_.clear();
+  hops_.clear();
   flat_.reset();
   paths_.clear();
   ecmp_paths_.clear();
@@ -66,8 +68,9 @@ const DestinationCosts& RouteCache::costs_to(const SystemGraph& graph, EndpointI
   if (g.node[to] == kNoNode) {
     costs = std::make_unique<DestinationCosts>(route_costs(g, to));
   } else {
+    if (!node_search_) node_search_ = std::make_unique<RouteSearch>(g);
     costs = std::make_unique<DestinationCosts>(
-        g, to, [this](EndpointId s) -> const std::vector<std::int32_t>& { return outside_tree(s); });
+        g, to, [this](EndpointId s) -> const std::vector<std::int32_t>& { return outside_tree(s); }, *node_search_);
   }
   return *destinations_.emplace(to, std::move(costs)).first->second;
 }
@@ -109,13 +112,22 @@ const Path& RouteCache::route(const SystemGraph& graph, const std::vector<Cable>
   return paths_.emplace(key, std::move(path)).first->second;
 }
 
+const std::vector<NextHop>& RouteCache::hops_toward(const SystemGraph& graph, EndpointId at, EndpointId to,
+                                                    const DestinationCosts& costs) {
+  auto [it, added] = hops_.try_emplace((static_cast<std::uint64_t>(at) << 32) | to);
+  if (added) simctl::next_hops(flat(graph), costs, at, to, it->second);
+  return it->second;
+}
+
 const Path& RouteCache::route_flow(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
                                    EndpointId to, std::uint64_t flow_key) {
   // Costs *to* `to`: shared by every source that sends to it (a ring's
   // receivers are its senders).
   const DestinationCosts& costs = costs_to(graph, to);
   if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
-  Path path = ecmp_path(flat(graph), cables, costs, from, to, flow_key);
+  Path path = ecmp_walk(cables, from, to, flow_key, [&](EndpointId at) -> const std::vector<NextHop>& {
+    return hops_toward(graph, at, to, costs);
+  });
   std::deque<Path>& seen = ecmp_paths_[std::make_pair(from, to)];
   for (const Path& p : seen) {
     if (p.links == path.links) return p;

@@ -55,6 +55,7 @@ int transit_penalty(const Part& v);
 struct RouteGraph;
 class RouteSearch;
 class DestinationCosts;
+struct NextHop;
 
 // Lazily built routes, cached per pair (path). The graph and its cables are
 // passed to each call rather than held, so the owner stays freely copyable
@@ -99,12 +100,18 @@ class RouteCache {
   RouteSearch& search_from(const SystemGraph& graph, EndpointId root);
   const DestinationCosts& costs_to(const SystemGraph& graph, EndpointId to);
   const std::vector<std::int32_t>& outside_tree(EndpointId root);
+  const std::vector<NextHop>& hops_toward(const SystemGraph& graph, EndpointId at, EndpointId to,
+                                          const DestinationCosts& costs);
 
   std::unique_ptr<RouteGraph> flat_;
-  std::unique_ptr<RouteSearch> search_;  // the last root's search, resumed while the root stays
+  std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays
+  std::unique_ptr<RouteSearch> node_search_;  // a workspace for searches inside a destination's node
   // Per destination asked for so far; per part a destination's node leads out to.
   std::unordered_map<EndpointId, std::unique_ptr<DestinationCosts>> destinations_;
   std::unordered_map<EndpointId, std::vector<std::int32_t>> outside_trees_;
+  // ECMP's choices at a part toward a destination, by at << 32 | to: every
+  // flow between the same nodes asks them again with another key.
+  std::unordered_map<std::uint64_t, std::vector<NextHop>> hops_;
   // Looked up for every transfer of a replay; node-based, so references stay valid.
   std::unordered_map<std::uint64_t, Path> paths_;  // by from << 32 | to
   // The distinct ECMP paths each pair has used so far; a deque keeps

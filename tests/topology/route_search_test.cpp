@@ -48,6 +48,7 @@ void check_against_whole_trees(const System& s, std::size_t stride) {
     return outside[root];
   };
   RouteSearch search(graph);
+  RouteSearch inside(graph);
   std::size_t compared = 0;
   for (EndpointId root = 0; root < s.num_parts(); root += static_cast<EndpointId>(stride)) {
     const RouteTree whole = build_route_tree(s.graph(), root);
@@ -58,7 +59,7 @@ void check_against_whole_trees(const System& s, std::size_t stride) {
       REQUIRE(search.via(v) == whole.via[v]);
     }
     const auto costs = graph.node[root] == kNoNode ? DestinationCosts(route_costs(graph, root))
-                                                   : DestinationCosts(graph, root, outside_tree);
+                                                   : DestinationCosts(graph, root, outside_tree, inside);
     for (EndpointId v = 0; v < s.num_parts(); ++v) REQUIRE(costs.cost(v) == whole.cost[v]);
     for (PartKind kind : {PartKind::gpu, PartKind::cpu_socket, PartKind::dram, PartKind::nic, PartKind::nvswitch,
                           PartKind::pcie_switch, PartKind::network_switch, PartKind::storage}) {
@@ -119,11 +120,12 @@ TEST_CASE("a destination's costs count routes that leave its node and come back,
     if (outside[root].empty()) outside[root] = route_costs(graph, root);
     return outside[root];
   };
-  const DestinationCosts to_g1(graph, g1, outside_tree);
+  RouteSearch inside(graph);
+  const DestinationCosts to_g1(graph, g1, outside_tree, inside);
   CHECK(to_g1.cost(g0) == 4);   // out over the switch and back, not 5 through the CPU
   CHECK(to_g1.cost(cpu) == 2);  // the CPU is an end here: no penalty
   CHECK(to_g1.cost(g2) == 4);
-  const DestinationCosts to_g2(graph, g2, outside_tree);
+  const DestinationCosts to_g2(graph, g2, outside_tree, inside);
   CHECK(to_g2.cost(g0) == 4);
   CHECK(to_g2.cost(cpu) == 4);
   check_against_whole_trees(s, 1);
