@@ -24,6 +24,19 @@ EndpointId add(System& s, PartKind kind, const std::string& name, int node) {
 
 LinkSpec pcie() { return LinkSpec{LinkKind::pcie_gen5_x16, Bandwidth::gigabytes_per_s(64), 100, 1.0}; }
 
+// Whole-graph costs from the parts destinations' nodes lead out to, built on demand.
+struct OutsideTrees {
+  const RouteGraph& graph;
+  std::vector<std::vector<std::int32_t>> trees;
+  explicit OutsideTrees(const RouteGraph& g) : graph(g), trees(g.size()) {}
+  DestinationCosts::OutsideTree lookup() {
+    return [this](EndpointId root) -> const std::vector<std::int32_t>& {
+      if (trees[root].empty()) trees[root] = route_costs(graph, root);
+      return trees[root];
+    };
+  }
+};
+
 // The route the whole tree from `from` gives: its cables walked back from `to`.
 std::vector<LinkId> tree_route(const System& s, const RouteTree& tree, EndpointId from, EndpointId to) {
   std::vector<LinkId> links;
@@ -42,11 +55,8 @@ std::vector<LinkId> tree_route(const System& s, const RouteTree& tree, EndpointI
 // nearest() gives the cheapest part of each kind.
 void check_against_whole_trees(const System& s, std::size_t stride) {
   const RouteGraph graph(s.graph());
-  std::vector<std::vector<std::int32_t>> outside(s.num_parts());
-  const auto outside_tree = [&](EndpointId root) -> const std::vector<std::int32_t>& {
-    if (outside[root].empty()) outside[root] = route_costs(graph, root);
-    return outside[root];
-  };
+  OutsideTrees outside(graph);
+  const auto outside_tree = outside.lookup();
   RouteSearch search(graph);
   RouteSearch inside(graph);
   std::size_t compared = 0;
@@ -115,11 +125,8 @@ TEST_CASE("a destination's costs count routes that leave its node and come back,
   s.add_cable(p2, sw, pcie());
 
   const RouteGraph graph(s.graph());
-  std::vector<std::vector<std::int32_t>> outside(s.num_parts());
-  const auto outside_tree = [&](EndpointId root) -> const std::vector<std::int32_t>& {
-    if (outside[root].empty()) outside[root] = route_costs(graph, root);
-    return outside[root];
-  };
+  OutsideTrees outside(graph);
+  const auto outside_tree = outside.lookup();
   RouteSearch inside(graph);
   const DestinationCosts to_g1(graph, g1, outside_tree, inside);
   CHECK(to_g1.cost(g0) == 4);   // out over the switch and back, not 5 through the CPU
