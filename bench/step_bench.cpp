@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
   std::printf("ops               %zu over %zu ranks\n", report.ops, scenario.trace.ranks.size());
   std::printf("replayed          %s (%u replicas folded into one)\n",
               executor.replicas_folded() > 1 ? "alike replicas once" : "every rank", executor.replicas_folded());
+  if (const auto& abandoned = executor.fold_abandoned()) {
+    std::printf("fold abandoned    at %.3f s simulated: %s\n", ps_to_seconds(abandoned->at), abandoned->reason.c_str());
+  }
   std::printf("                  CPU s     wall s\n");
   std::printf("load+trace        %6.2f    %6.2f   (peak RSS after it %.0f MB)\n", load_cpu, load_s, load_rss);
   std::printf("replay            %6.2f    %6.2f\n", run_cpu, run_s);

@@ -133,7 +133,11 @@ std::size_t Executor::result_bytes() const {
 // every rank, so the answer is always the full replay's.
 ExecutionResult Executor::run() {
   folded_replicas_ = 1;
+  fold_abandoned_.reset();
   if (mode_ == ReplayMode::fold_alike) fold_ = fold_replicas(trace_, system_);
+  if (mode_ == ReplayMode::fold_alike && !fold_) {
+    fold_abandoned_ = FoldAbandoned{"the ranks are not alike replicas (replica_fold.hpp)", 0};
+  }
   if (fold_) {
     folded_replicas_ = fold_->replicas;
     ExecutionResult folded = replay_once();
@@ -196,7 +200,9 @@ ExecutionResult Executor::replay_once() {
   for (LinkId l = 0; l < result_.links.size(); ++l) {
     result_.links[l] = LinkUsage{network_->bytes_carried(l), network_->busy_time(l)};
   }
-  if (fold_ && !fold_broken_ && !unfold()) fold_broken_ = true;
+  if (fold_ && !fold_broken_ && !unfold()) {
+    abandon_fold("a link of an image node carried other bytes than the representative's (unfold_links)");
+  }
   std::sort(result_.collectives.begin(), result_.collectives.end(),
             [](const CollectiveUsage& a, const CollectiveUsage& b) { return a.kind < b.kind; });
   return std::move(result_);
@@ -248,7 +254,7 @@ void Executor::start_host_work(std::uint32_t rank, OpIndex op, const HostWork& h
     engine_.schedule_after(seconds_to_ps(seconds), [this, rank, op] { finish_op(rank, op); });
   };
   if (host.memory_bytes <= 0.0) return after_bytes();
-  if (fold_) fold_broken_ = true;  // host memory passes are not imaged: replay every rank
+  if (fold_) abandon_fold("a host memory pass (not imaged)");  // replay every rank
   const auto [from, to] = host_memory_pass_endpoints(system_, ranks_[rank].endpoint);
   network_->start(system_.route(from, to), host.memory_bytes, after_bytes);
 }
@@ -499,7 +505,7 @@ void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) 
     network_->start(system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); });
     return;
   }
-  if (fold_) fold_broken_ = true;  // pageable copies are not imaged: replay every rank
+  if (fold_) abandon_fold("a pageable copy (not imaged)");  // replay every rank
   const TimePs staging =
       pageable_staging(host_cpu(system_, catalogue_, ranks_[rank].endpoint), static_cast<Bytes>(bytes)).time;
   if (copy.direction == CopyDirection::host_to_device) {
@@ -558,7 +564,7 @@ void Executor::start_transfer(std::uint32_t transfer) {
   network_->start(path, send.bytes, [this, transfer] { finish_transfer(transfer); });
   if (!fold_) return;
   // The images' transfers start now too, on their own routes.
-  const std::uint32_t check = open_check(fold_->replicas);
+  const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");
   transfers_[transfer].check = check;
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
     const EndpointId from = ranks_[fold_->image(t.sender, j)].endpoint;
@@ -598,10 +604,16 @@ void Executor::finish_op(std::uint32_t rank, OpIndex op) {
 
 namespace simctl {
 
-std::uint32_t Executor::open_check(std::uint32_t parties) {
+std::uint32_t Executor::open_check(std::uint32_t parties, const char* what) {
   const std::uint32_t check = checks_.acquire();
-  checks_[check] = EndCheck{-1, parties};
+  checks_[check] = EndCheck{-1, parties, what};
   return check;
+}
+
+// The first reason is kept: the replay stops at once after it.
+void Executor::abandon_fold(std::string reason) {
+  if (!fold_broken_) fold_abandoned_ = FoldAbandoned{std::move(reason), engine_.now()};
+  fold_broken_ = true;
 }
 
 void Executor::note_end(std::uint32_t check) {
@@ -609,7 +621,7 @@ void Executor::note_end(std::uint32_t check) {
   if (c.end < 0) {
     c.end = engine_.now();
   } else if (c.end != engine_.now()) {
-    fold_broken_ = true;
+    abandon_fold(std::string("an image's ") + c.what + " ended at another time than the representative's");
   }
   if (--c.pending == 0) checks_.release(check);
 }
@@ -625,7 +637,7 @@ void Executor::launch_images(std::uint32_t group, std::uint32_t instance, TimePs
     return;
   }
   const CollectiveRequest& request = group_requests_[group];
-  const std::uint32_t check = open_check(fold_->replicas);
+  const std::uint32_t check = open_check(fold_->replicas, "collective across nodes");
   calls_[instance].check = check;
   for (std::uint32_t j = 1; j <= others; ++j) {
     CollectiveRequest& image = request_for(fold_->group_image[group][j]);
@@ -638,7 +650,7 @@ void Executor::launch_images(std::uint32_t group, std::uint32_t instance, TimePs
 
 // The images of a copy of `rank`'s, started now; returns their end check.
 std::uint32_t Executor::image_flows(std::uint32_t rank, CopyDirection direction, double bytes) {
-  const std::uint32_t check = open_check(fold_->replicas);
+  const std::uint32_t check = open_check(fold_->replicas, "copy");
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
     const auto ends = copy_endpoints(system_, ranks_[fold_->image(rank, j)].endpoint, direction);
     network_->start(system_.route(ends.first, ends.second), bytes, [this, check] { note_end(check); });

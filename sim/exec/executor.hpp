@@ -15,6 +15,7 @@
 #include <memory>
 #include <memory_resource>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -70,6 +71,14 @@ class Executor {
   void set_replay_mode(ReplayMode mode) { mode_ = mode; }
   // Replicas the last run() replayed as one (1: every rank was replayed).
   std::uint32_t replicas_folded() const { return folded_replicas_; }
+  // Why the last run() replayed every rank after trying to fold alike
+  // replicas, and the simulated time at which it found out; empty when it
+  // did not try, or the fold held.
+  struct FoldAbandoned {
+    std::string reason;
+    TimePs at = 0;
+  };
+  const std::optional<FoldAbandoned>& fold_abandoned() const { return fold_abandoned_; }
 
  private:
   // A program's compute kernels priced on one GPU type (0 for other ops).
@@ -106,6 +115,7 @@ class Executor {
   struct EndCheck {
     TimePs end = -1;
     std::uint32_t pending = 0;
+    const char* what = "";  // what ran for the representative and its images, for fold_abandoned()
   };
   // A group's calls some member has reached but not all: calls[head..].
   struct OpenCalls {
@@ -122,7 +132,8 @@ class Executor {
 
   void replay();
   ExecutionResult replay_once();
-  std::uint32_t open_check(std::uint32_t parties);
+  std::uint32_t open_check(std::uint32_t parties, const char* what);
+  void abandon_fold(std::string reason);
   void note_end(std::uint32_t check);
   void launch_images(std::uint32_t group, std::uint32_t instance, TimePs start, std::uint64_t keys_before);
   std::uint32_t image_flows(std::uint32_t rank, CopyDirection direction, double bytes);
@@ -168,6 +179,7 @@ class Executor {
   ReplayMode mode_ = ReplayMode::fold_alike;
   std::optional<ReplicaFold> fold_;  // set while a folded replay runs
   bool fold_broken_ = false;
+  std::optional<FoldAbandoned> fold_abandoned_;
   std::uint32_t folded_replicas_ = 1;
   SlotPool<EndCheck> checks_;
   // The representative's calls on groups inside it, each standing for one

@@ -14,35 +14,23 @@ std::uint64_t mix(std::uint64_t x) {
 
 }  // namespace
 
-std::vector<NextHop> next_hops(const SystemGraph& graph, const RouteTree& to_tree, EndpointId at, EndpointId to) {
-  std::vector<NextHop> out;
-  const std::int32_t here = to_tree.cost[at];
-  for (const auto& e : boost::make_iterator_range(boost::out_edges(at, graph))) {
-    const auto n = static_cast<EndpointId>(boost::target(e, graph));
-    const std::int32_t there = to_tree.cost[n];
+void next_hops(const RouteGraph& graph, const DestinationCosts& to_costs, EndpointId at, EndpointId to,
+               std::vector<NextHop>& out) {
+  out.clear();
+  const std::int32_t here = to_costs.cost(at);
+  for (std::uint32_t e = graph.first[at]; e < graph.first[at + 1]; ++e) {
+    const EndpointId n = graph.neighbour[e];
+    if (n != to && !graph.forwards[n]) continue;
+    const std::int32_t there = to_costs.cost(n);
     if (there == RouteTree::kUnreachable) continue;
-    if (n != to && !can_transit(graph[n].kind)) continue;
     // Passing through n costs its penalty; arriving at `to` costs none.
-    const int through = 1 + (n == to ? 0 : transit_penalty(graph[n]));
-    if (there + through == here) out.push_back({n, e});
+    const int through = 1 + (n == to ? 0 : graph.penalty[n]);
+    if (there + through == here) out.push_back({n, graph.cable[e]});
   }
-  return out;
 }
 
-Path ecmp_path(const SystemGraph& graph, const RouteTree& to_tree, EndpointId from, EndpointId to,
-               std::uint64_t flow_key) {
-  Path path;
-  for (EndpointId at = from; at != to;) {
-    const std::vector<NextHop> hops = next_hops(graph, to_tree, at, to);
-    // Costs fall strictly along a least-cost route, so a reached part always
-    // has a next hop and the walk ends.
-    const NextHop& pick = hops[mix(flow_key ^ mix(at)) % hops.size()];
-    const Cable& cable = graph[pick.cable];
-    path.links.push_back(link_leaving(cable, at));
-    path.latency += cable.spec.latency;
-    at = pick.part;
-  }
-  return path;
+std::size_t ecmp_pick(std::uint64_t flow_key, EndpointId at, std::size_t choices) {
+  return static_cast<std::size_t>(mix(flow_key ^ mix(at)) % choices);
 }
 
 }  // namespace simctl

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -50,16 +52,29 @@ RouteTree build_route_tree(const SystemGraph& graph, EndpointId root);
 // The cost a route adds for passing through `v` (not for starting or ending there).
 int transit_penalty(const Part& v);
 
-// Lazily built routes, cached per root (tree) and per pair (path). The graph
-// and its cables are passed to each call rather than held, so the owner stays
-// freely copyable and movable. Not thread-safe: callers share one per thread.
+struct RouteGraph;
+class RouteSearch;
+class DestinationCosts;
+struct NextHop;
+
+// Lazily built routes, cached per pair (path). The graph and its cables are
+// passed to each call rather than held, so the owner stays freely copyable
+// and movable. Not thread-safe: callers share one per thread.
+//
+// No call keeps a whole tree per part (a 16,384-GPU cluster has 80,000
+// parts, and a tree per GPU was 10 GB): route() and nearest() search from
+// their root only as far as the answer needs (route_search.hpp), resuming
+// the last root's search; ECMP and reachable() ask each destination's costs,
+// assembled from trees rooted where nodes meet the fabric
+// (destination_costs.hpp). Both answer exactly what whole trees would.
 class RouteCache {
  public:
   // A copy starts empty: the caches are rebuilt on demand rather than copied
   // (they can be tens of MB for a large cluster).
-  RouteCache() = default;
-  RouteCache(const RouteCache&) {}
-  RouteCache(RouteCache&&) noexcept {}
+  RouteCache();
+  ~RouteCache();
+  RouteCache(const RouteCache&) : RouteCache() {}
+  RouteCache(RouteCache&&) noexcept : RouteCache() {}
   RouteCache& operator=(const RouteCache&) {
     clear();
     return *this;
@@ -68,21 +83,35 @@ class RouteCache {
     clear();
     return *this;
   }
-  void clear() {
-    trees_.clear();
-    paths_.clear();
-    ecmp_paths_.clear();
-  }
+  void clear();
 
   // Throw std::invalid_argument naming both parts when no route exists.
   const Path& route(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to);
-  const Path& route_flow(const SystemGraph& graph, EndpointId from, EndpointId to, std::uint64_t flow_key);
-  const RouteTree& tree(const SystemGraph& graph, EndpointId root);
+  const Path& route_flow(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
+                         std::uint64_t flow_key);
   bool reachable(const SystemGraph& graph, EndpointId from, EndpointId to);
+  std::optional<EndpointId> nearest(const SystemGraph& graph, EndpointId from, PartKind kind);
+  // Every neighbour of `at` on a least-cost route to `to`: (part, cable).
+  std::vector<std::pair<EndpointId, std::uint32_t>> next_hops(const SystemGraph& graph, EndpointId at, EndpointId to);
 
  private:
   using Pair = std::pair<EndpointId, EndpointId>;
-  std::map<EndpointId, RouteTree> trees_;
+  const RouteGraph& flat(const SystemGraph& graph);
+  RouteSearch& search_from(const SystemGraph& graph, EndpointId root);
+  const DestinationCosts& costs_to(const SystemGraph& graph, EndpointId to);
+  const std::vector<std::int32_t>& outside_tree(EndpointId root);
+  const std::vector<NextHop>& hops_toward(const SystemGraph& graph, EndpointId at, EndpointId to,
+                                          const DestinationCosts& costs);
+
+  std::unique_ptr<RouteGraph> flat_;
+  std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays
+  std::unique_ptr<RouteSearch> node_search_;  // a workspace for searches inside a destination's node
+  // Per destination asked for so far; per part a destination's node leads out to.
+  std::unordered_map<EndpointId, std::unique_ptr<DestinationCosts>> destinations_;
+  std::unordered_map<EndpointId, std::vector<std::int32_t>> outside_trees_;
+  // ECMP's choices at a part toward a destination, by at << 32 | to: every
+  // flow between the same nodes asks them again with another key.
+  std::unordered_map<std::uint64_t, std::vector<NextHop>> hops_;
   // Looked up for every transfer of a replay; node-based, so references stay valid.
   std::unordered_map<std::uint64_t, Path> paths_;  // by from << 32 | to
   // The distinct ECMP paths each pair has used so far; a deque keeps

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/topology/ecmp.hpp"
-
 namespace simctl {
 
 EndpointId System::add_part(Part part) {
@@ -107,18 +105,13 @@ const Path& System::route(EndpointId from, EndpointId to, std::uint64_t flow_key
   check_endpoint(from);
   check_endpoint(to);
   if (from == to) return route(from, to);  // the cached empty path
-  return routes_.route_flow(graph_, from, to, flow_key);
+  return routes_.route_flow(graph_, cables_, from, to, flow_key);
 }
 
 std::vector<std::pair<EndpointId, std::uint32_t>> System::next_hops(EndpointId at, EndpointId to) const {
   check_endpoint(at);
   check_endpoint(to);
-  std::vector<std::pair<EndpointId, std::uint32_t>> out;
-  const RouteTree& tree = routes_.tree(graph_, to);
-  if (at == to || tree.cost[at] == RouteTree::kUnreachable) return out;
-  for (const NextHop& hop : simctl::next_hops(graph_, tree, at, to))
-    out.emplace_back(hop.part, graph_[hop.cable].index);
-  return out;
+  return routes_.next_hops(graph_, at, to);
 }
 
 bool System::reachable(EndpointId from, EndpointId to) const {
@@ -129,13 +122,7 @@ bool System::reachable(EndpointId from, EndpointId to) const {
 
 std::optional<EndpointId> System::nearest(EndpointId from, PartKind kind) const {
   check_endpoint(from);
-  const RouteTree& tree = routes_.tree(graph_, from);
-  std::optional<EndpointId> best;
-  for (EndpointId v = 0; v < num_parts(); ++v) {
-    if (v == from || graph_[v].kind != kind || tree.cost[v] == RouteTree::kUnreachable) continue;
-    if (!best || tree.cost[v] < tree.cost[*best]) best = v;
-  }
-  return best;
+  return routes_.nearest(graph_, from, kind);
 }
 
 }  // namespace simctl

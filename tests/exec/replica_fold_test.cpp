@@ -7,6 +7,7 @@
 // differently it must notice and replay every rank.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <optional>
 
 #include "sim/exec/executor.hpp"
 #include "sim/report/render.hpp"
@@ -23,6 +24,7 @@ struct Replays {
   std::string folded;  // JSON report of the default replay
   std::string full;    // JSON report of the replay of every rank
   std::uint32_t replicas_folded = 0;
+  std::optional<Executor::FoldAbandoned> abandoned;  // why the default replay replayed every rank
 };
 
 std::string report_json(const Scenario& s, const ExecutionResult& result) {
@@ -40,6 +42,7 @@ Replays replay_both(const std::string& config_path) {
   Executor folded(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
   out.folded = report_json(s, folded.run());
   out.replicas_folded = folded.replicas_folded();
+  out.abandoned = folded.fold_abandoned();
   Executor full(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
   full.set_replay_mode(ReplayMode::every_rank);
   out.full = report_json(s, full.run());
@@ -82,6 +85,7 @@ TEST_CASE("alike replicas on a non-blocking fat tree fold and give the full repl
   const TempDir dir("fold_alike");
   const Replays r = replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml")));
   CHECK(r.replicas_folded == 8);  // the mechanism ran: 8 data-parallel replicas replayed as one
+  CHECK_FALSE(r.abandoned);
   CHECK(r.folded == r.full);
 }
 
@@ -90,6 +94,9 @@ TEST_CASE("a straggler makes its replica unlike the others: no fold, the full re
   const Replays r = replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml"),
                                           "stragglers:\n  - {gpu: node5.gpu3, compute_speed: 0.8}\n"));
   CHECK(r.replicas_folded == 1);
+  REQUIRE(r.abandoned);
+  CHECK_THAT(r.abandoned->reason, Catch::Contains("not alike"));
+  CHECK(r.abandoned->at == 0);  // known before the replay
   CHECK(r.folded == r.full);
 }
 
@@ -108,5 +115,8 @@ TEST_CASE("an oversubscribed fat tree with ECMP: the fold's answer is the full r
   // ECMP-chosen spines): the replay must notice (an image's transfer ending
   // at another time) and replay every rank.
   CHECK(r.replicas_folded == 1);
+  REQUIRE(r.abandoned);
+  CHECK_THAT(r.abandoned->reason, Catch::Contains("ended at another time than the representative's"));
+  CHECK(r.abandoned->at > 0);  // found during the folded replay
   CHECK(r.folded == r.full);
 }
