@@ -32,6 +32,7 @@ Row collective_row(const ConfigNode& point, const CollectiveTuning& tuning) {
   p.op = *collective_op_from_string(point.string("op"));
   p.gpus = static_cast<int>(point.positive_integer("gpus"));
   p.bytes = point.number("bytes");
+  if (point.has("per_node")) p.per_node = static_cast<int>(point.positive_integer("per_node"));
   p.algorithm = *collective_algorithm_from_string(point.string("algorithm"));
   const CollectiveResult r = simulate_collective(system_named(point.string("config")), tuning, p);
   return {point.string("id"),
