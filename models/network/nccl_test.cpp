@@ -16,8 +16,8 @@ std::vector<EndpointId> collective_members(const System& system, const Collectiv
                                 std::to_string(gpus.size()));
   }
   if (point.per_node < 0 || (point.per_node > 0 && count % static_cast<std::size_t>(point.per_node) != 0)) {
-    throw std::invalid_argument(std::to_string(point.per_node) + " GPUs per node cannot make " +
-                                std::to_string(count) + " GPUs: give a divisor of the GPU count (0: whole nodes)");
+    throw std::invalid_argument(std::to_string(point.per_node) + " GPUs per node cannot make " + std::to_string(count) +
+                                " GPUs: give a divisor of the GPU count (0: whole nodes)");
   }
   if (point.per_node == 0) return {gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(count)};
   // A node's first `per_node` GPUs in rank order, node after node.
@@ -49,11 +49,7 @@ CollectiveResult simulate_collective(const System& system, const CollectiveTunin
   FlowNetwork network(engine, system.link_capacities());
   CollectiveRunner runner(engine, network, system, tuning);
   runner.set_topology(describe_collective_topology(system, point.sharp));
-  CollectiveRequest request{point.op,
-                            members,
-                            point.bytes,
-                            point.algorithm,
-                            point.protocol};
+  CollectiveRequest request{point.op, members, point.bytes, point.algorithm, point.protocol};
   CollectiveResult result;
   result.choice = runner.choice_for(request);
   TimePs done = 0;

@@ -84,8 +84,8 @@ CollectivePoint base_point(const po::variables_map& values, const System& system
   if (values.count("per-node")) {
     p.per_node = values["per-node"].as<int>();
     if (p.per_node < 1 || p.gpus % p.per_node != 0) {
-      throw UsageError("--per-node: " + std::to_string(p.per_node) +
-                       " must be at least 1 and divide the " + std::to_string(p.gpus) + " GPUs of --gpus");
+      throw UsageError("--per-node: " + std::to_string(p.per_node) + " must be at least 1 and divide the " +
+                       std::to_string(p.gpus) + " GPUs of --gpus");
     }
     try {
       collective_members(system, p);
