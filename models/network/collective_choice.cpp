@@ -15,6 +15,15 @@ bool is_ring_op(CollectiveOp op) {
   return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
 
+double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
+                                const CollectiveTopology* topology, std::size_t rings) {
+  const double wire_format = tuning.protocol(Protocol::simple, use).efficiency / protocol.efficiency;
+  if (!topology || topology->intra_bytes_per_s <= 0.0 || topology->inter_bytes_per_s <= 0.0 || rings == 0)
+    return wire_format;
+  const double copy_share = protocol.efficiency * topology->intra_bytes_per_s / static_cast<double>(rings);
+  return std::max(wire_format, topology->inter_bytes_per_s / copy_share);
+}
+
 namespace {
 
 std::vector<Protocol> protocols_of(CollectiveAlgorithm a) {
@@ -37,24 +46,28 @@ struct Counts {
   double n, nodes, per_node, bytes;
 };
 
-// Seconds per byte a rank sends around the rings: across nodes each GPU
-// sends 1/m of its ring traffic through its NIC (one ring per rail) and the
-// rest over NVLink, so both shares bound it.
-double ring_seconds_per_byte(const Counts& c, double intra, double inter) {
-  if (c.nodes <= 1) return 1.0 / intra;
-  return std::max((c.per_node - 1) / c.per_node / intra, 1.0 / c.per_node / inter);
+// Seconds per payload byte a rank sends around the rings, as the replay runs
+// them (collective.cpp, ring_plans): across nodes each GPU sends 1/m of its
+// ring traffic through its NIC (one ring per rail) at the NIC's rate over
+// `network_wire` (ring_network_wire_factor) and the rest over NVLink at the
+// protocol's share of its port.
+double ring_seconds_per_byte(const ProtocolTuning& p, const Counts& c, double intra, double inter,
+                             double network_wire) {
+  if (c.nodes <= 1) return 1.0 / (p.efficiency * intra);
+  return std::max((c.per_node - 1) / c.per_node / (p.efficiency * intra), network_wire / c.per_node / inter);
 }
 
-double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, double intra, double inter) {
+double ring_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, double intra, double inter,
+                    double network_wire) {
   const bool ar = op == CollectiveOp::all_reduce;
   const bool chain = op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
   const double steps = ar ? 2 * (c.n - 1) : c.n - 1;
   const double inter_steps = c.nodes > 1 ? (ar ? 2 * (c.nodes - 1) : c.nodes - 1) : 0.0;
   const double per_rank = chain ? c.bytes : steps * c.bytes / c.n;
-  const double per_byte =
-      chain ? 1.0 / (c.nodes > 1 ? std::min(intra, inter) : intra) : ring_seconds_per_byte(c, intra, inter);
+  const double per_byte = chain ? 1.0 / (p.efficiency * (c.nodes > 1 ? std::min(intra, inter) : intra))
+                                : ring_seconds_per_byte(p, c, intra, inter, network_wire);
   return ps_to_seconds(p.launch_latency) + (steps - inter_steps) * ps_to_seconds(p.nvlink_step_latency) +
-         inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte / p.efficiency;
+         inter_steps * ps_to_seconds(p.network_step_latency) + per_rank * per_byte;
 }
 
 // NVLSTree needs each node's members on one NVLS-capable NVSwitch (in a
@@ -146,7 +159,9 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
   const double inter = t.inter_bytes_per_s > 0 ? t.inter_bytes_per_s : intra;
   const double nvl = ps_to_seconds(p.nvlink_step_latency), net = ps_to_seconds(p.network_step_latency);
   switch (a) {
-    case CollectiveAlgorithm::ring: return ring_seconds(p, c, r.op, intra, inter);
+    case CollectiveAlgorithm::ring:
+      return ring_seconds(p, c, r.op, intra, inter,
+                          ring_network_wire_factor(tuning, p, use, &t, static_cast<std::size_t>(c.per_node)));
     case CollectiveAlgorithm::tree: {
       // Bounded by the slower of NVLink and one NIC, as if one channel carried
       // it all: the replay spreads the trees over every NIC (plan_tree), but

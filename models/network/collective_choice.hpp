@@ -28,6 +28,21 @@ ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& sha
 // reduce-scatter).
 bool is_ring_op(CollectiveOp op);
 
+// Wire bytes per payload byte on a ring's NIC hop, for a group whose ranks
+// each belong to `rings` rings (one per rail across nodes). A NIC moves the
+// bytes by RDMA at its own rate: what the protocol loses there is only its
+// wire format relative to Simple's (LL's flags, LL128's 8 of 128 bytes), not
+// the SM copy overhead Simple's share stands for; site C's ten-node runs
+// with one and four GPUs per node (accuracy_points.yaml) reach 48-49 GB/s
+// per 400 Gb/s NIC, above Simple's share of the link. But the SMs that run
+// a rank's rings copy all it sends, over NVLink or into the NIC's buffers,
+// at no more than the protocol's share of its NVLink port (the ring's rate
+// on one node), split over its rings: with eight GPUs per node that, not
+// the NIC, bounds the ring (site P: 365.8 GB/s on 4 nodes), and the NIC hop
+// is slowed to it.
+double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
+                                const CollectiveTopology* topology, std::size_t rings);
+
 // Whether `algorithm` can run `op` on some group (ring cannot run all_to_all,
 // tree only all_reduce, ...).
 bool algorithm_runs_op(CollectiveAlgorithm algorithm, CollectiveOp op);

@@ -43,6 +43,8 @@ class FlowNetwork {
   void end_batch();
 
   std::size_t link_count() const { return capacity_.size(); }
+  // A link's effective capacity in bytes/s.
+  double capacity(LinkId link) const { return capacity_[link]; }
   std::size_t active_flows() const { return slot_of_.size(); }
   // Current rate of an active flow in bytes/s; 0 once it has drained.
   double rate_of(FlowId id) const;

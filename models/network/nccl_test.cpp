@@ -1,5 +1,6 @@
 #include "models/network/nccl_test.hpp"
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -7,23 +8,48 @@
 
 namespace simctl {
 
-CollectiveResult simulate_collective(const System& system, const CollectiveTuning& tuning,
-                                     const CollectivePoint& point) {
+std::vector<EndpointId> collective_members(const System& system, const CollectivePoint& point) {
   const auto& gpus = system.gpus();
   const std::size_t count = point.gpus == 0 ? gpus.size() : static_cast<std::size_t>(point.gpus);
-  if (count > gpus.size() || count == 0) {
+  if (count > gpus.size() || count == 0 || point.gpus < 0) {
     throw std::invalid_argument("asked for " + std::to_string(point.gpus) + " GPUs; the system has " +
                                 std::to_string(gpus.size()));
   }
+  if (point.per_node < 0 || (point.per_node > 0 && count % static_cast<std::size_t>(point.per_node) != 0)) {
+    throw std::invalid_argument(std::to_string(point.per_node) + " GPUs per node cannot make " + std::to_string(count) +
+                                " GPUs: give a divisor of the GPU count (0: whole nodes)");
+  }
+  if (point.per_node == 0) return {gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(count)};
+  // A node's first `per_node` GPUs in rank order, node after node.
+  std::vector<EndpointId> members;
+  std::map<int, int> taken;  // node -> GPUs taken from it
+  for (EndpointId gpu : gpus) {
+    if (members.size() == count) break;
+    int& n = taken[system.part(gpu).node];
+    if (n < point.per_node) members.push_back(gpu), ++n;
+  }
+  for (const auto& [node, n] : taken) {
+    if (n < point.per_node) {
+      throw std::invalid_argument(std::to_string(point.per_node) + " GPUs per node asked, but node " +
+                                  std::to_string(node) + " has " + std::to_string(n));
+    }
+  }
+  if (members.size() < count) {
+    throw std::invalid_argument("asked for " + std::to_string(count) + " GPUs at " + std::to_string(point.per_node) +
+                                " per node; the system's nodes give " + std::to_string(members.size()));
+  }
+  return members;
+}
+
+CollectiveResult simulate_collective(const System& system, const CollectiveTuning& tuning,
+                                     const CollectivePoint& point) {
+  const std::vector<EndpointId> members = collective_members(system, point);
+  const std::size_t count = members.size();
   Engine engine;
   FlowNetwork network(engine, system.link_capacities());
   CollectiveRunner runner(engine, network, system, tuning);
   runner.set_topology(describe_collective_topology(system, point.sharp));
-  CollectiveRequest request{point.op,
-                            {gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(count)},
-                            point.bytes,
-                            point.algorithm,
-                            point.protocol};
+  CollectiveRequest request{point.op, members, point.bytes, point.algorithm, point.protocol};
   CollectiveResult result;
   result.choice = runner.choice_for(request);
   TimePs done = 0;

@@ -1,6 +1,7 @@
 #pragma once
-// The nccl-tests twin: one collective on the first `gpus` GPUs of a system,
-// alone on an idle machine, timed as nccl-tests times it (launch to the last
+// The nccl-tests twin: one collective on the first `gpus` GPUs of a system
+// (or the first `per_node` GPUs of each node, as nccl-tests runs with fewer
+// processes per node than GPUs), alone on an idle machine, timed as nccl-tests times it (launch to the last
 // rank's completion), with its algbw and busbw. Also a plain copy between
 // two parts, as nvbandwidth measures it. Used by `simctl collective`, the
 // accuracy tests and the bench.
@@ -18,6 +19,9 @@ struct CollectivePoint {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   Protocol protocol = Protocol::automatic;
   bool sharp = false;  // whether the fabric's switches reduce
+  // GPUs taken from each node, node by node (nccl-tests' -N nodes x G GPUs);
+  // 0 = every GPU of a node before the next.
+  int per_node = 0;
 };
 
 struct CollectiveResult {
@@ -30,6 +34,11 @@ struct CollectiveResult {
   std::uint64_t rate_recomputations = 0;
   double recompute_wall_seconds = 0.0;
 };
+
+// The members of `point`: the first `gpus` GPUs in rank order, or with
+// `per_node` the first `per_node` GPUs of each node until there are `gpus`.
+// Throws std::invalid_argument when the system cannot supply them.
+std::vector<EndpointId> collective_members(const System& system, const CollectivePoint& point);
 
 // Throws std::invalid_argument when the system has fewer GPUs than asked or
 // the algorithm cannot run the op.

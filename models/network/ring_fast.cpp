@@ -1,6 +1,7 @@
 #include "models/network/ring_fast.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace simctl {
@@ -25,7 +26,19 @@ TimePs ring_finish(const std::vector<RingEdgeTiming>& edges, const std::vector<T
     mean_hop += edges[e].chunk_seconds + ps_to_seconds(latency[e]);
   }
   mean_hop /= static_cast<double>(edges.size());
-  const double period = std::max(slowest_send, mean_hop);
+  double period = std::max(slowest_send, mean_hop);
+  // When the chain sets the pace, each link is busy only chunks x ct of each
+  // period, so a chunk meets its steady-state sharers only that fraction of
+  // the time: its transit shrinks toward its time alone on the link (a few
+  // fixed-point rounds; the period only falls).
+  for (int round = 0; round < 8 && period > slowest_send; ++round) {
+    double hop = 0.0;
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      const double duty = std::min(1.0, chunks * edges[e].chunk_seconds / period);
+      hop += std::max(edges[e].solo_chunk_seconds, edges[e].chunk_seconds * duty) + ps_to_seconds(latency[e]);
+    }
+    period = std::max(slowest_send, hop / static_cast<double>(edges.size()));
+  }
   TimePs finish = 0;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const double stall = std::max(0.0, period - chunks * edges[e].chunk_seconds);
@@ -52,7 +65,6 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
   ring.on_done = std::move(on_done);
   ring.edge_latency.clear();
   ring.edges.assign(n, {});
-  const double wire_chunk = plan.chunk_bytes / tuning.protocol_efficiency;
   const double sends = static_cast<double>(plan.steps) * plan.chunks;
   paths_.clear();
   for (std::size_t p = 0; p < n; ++p) {
@@ -67,14 +79,19 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
   // the starts of all its rings.
   for (std::size_t p = 0; p < n; ++p) {
     const auto edge = static_cast<std::uint32_t>(p);
-    network_.start(*paths_[p], wire_chunk * sends, {}, [this, index, edge] { edge_drained(index, edge); });
+    const double wire = plan.wire_factor.empty() ? 1.0 / tuning.protocol_efficiency : plan.wire_factor[p];
+    double slowest_link = std::numeric_limits<double>::infinity();
+    for (LinkId l : paths_[p]->links) slowest_link = std::min(slowest_link, network_.capacity(l));
+    ring.edges[p].solo_chunk_seconds = plan.chunk_bytes * wire / slowest_link;
+    network_.start(*paths_[p], plan.chunk_bytes * wire * sends, {}, [this, index, edge] { edge_drained(index, edge); });
   }
 }
 
 void FastRingRunner::edge_drained(std::uint32_t index, std::uint32_t edge) {
   Ring& ring = rings_[index];
   const double sends = static_cast<double>(ring.steps) * ring.chunks;
-  ring.edges[edge] = {engine_.now(), ps_to_seconds(engine_.now() - ring.started) / sends};
+  ring.edges[edge].drained = engine_.now();
+  ring.edges[edge].chunk_seconds = ps_to_seconds(engine_.now() - ring.started) / sends;
   if (--ring.pending > 0) return;
   engine_.schedule_at(ring_finish(ring.edges, ring.edge_latency, ring.steps, ring.chunks), std::move(ring.on_done));
   ring.on_done = nullptr;

@@ -22,6 +22,7 @@ namespace simctl {
 struct RingEdgeTiming {
   TimePs drained = 0;
   double chunk_seconds = 0.0;
+  double solo_chunk_seconds = 0.0;  // a chunk alone on the edge's slowest link
 };
 
 // Runs fast rings and owns their in-flight state. A training step runs

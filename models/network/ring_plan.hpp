@@ -25,6 +25,10 @@ struct RingPlan {
   // Per position, the sync latency added when its sends land (NVLink or
   // network step latency); empty: the tuning's step_latency for all.
   std::vector<TimePs> sync_latency;
+  // Per position, wire bytes per payload byte on its edge; empty: 1 over the
+  // tuning's protocol_efficiency for all. Across nodes a NIC hop differs
+  // (collective.cpp, ring_plans).
+  std::vector<double> wire_factor;
   std::uint64_t flow_key = 0;  // ECMP key base: position p's sends hash with flow_key + p
   bool chain = false;          // broadcast/reduce: position p forwards at step p only
 

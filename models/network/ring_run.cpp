@@ -14,7 +14,7 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
         network_(context.network),
         router_(context.router),
         step_latency_(context.tuning.step_latency),
-        wire_bytes_(plan.chunk_bytes / context.tuning.protocol_efficiency),
+        default_wire_bytes_(plan.chunk_bytes / context.tuning.protocol_efficiency),
         plan_(std::move(plan)),
         on_done_(std::move(on_done)),
         ranks_(plan_.order.size()),
@@ -52,11 +52,13 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
     if (rank.link_busy || rank.next == sends.size() || !ready(p, sends[rank.next])) return;
     const RingSend send = sends[rank.next++];
     rank.link_busy = true;
+    const double wire_bytes =
+        plan_.wire_factor.empty() ? default_wire_bytes_ : plan_.chunk_bytes * plan_.wire_factor[p];
     const std::size_t to = successor(p);
     const Path& path = router_.route(plan_.order[p], plan_.order[to], plan_.flow_key + p);
     auto self = shared_from_this();
     network_.start(
-        path, wire_bytes_, [self, p, to, send] { self->landed(p, to, send); },
+        path, wire_bytes, [self, p, to, send] { self->landed(p, to, send); },
         [self, p] {
           self->ranks_[p].link_busy = false;
           self->try_issue(p);
@@ -84,7 +86,7 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
   FlowNetwork& network_;
   const Router& router_;
   TimePs step_latency_;
-  double wire_bytes_;
+  double default_wire_bytes_;
   RingPlan plan_;
   std::function<void()> on_done_;
   std::vector<Rank> ranks_;

@@ -1,6 +1,7 @@
 // `simctl collective`: the nccl-tests twin. Same columns as nccl-tests'
 // *_perf output, one row per size from --min to --max by --factor, on the
-// first --gpus GPUs of a system (a system file, or a run config naming one).
+// first --gpus GPUs of a system (a system file, or a run config naming one),
+// or with --per-node G the first G GPUs of each node, as nccl-tests' -N x -G.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -44,8 +45,13 @@ constexpr double kElementBytes = 4.0;
 
 void print_header(std::ostream& out, const System& system, const CollectivePoint& p) {
   char line[256];
-  std::snprintf(line, sizeof line, "# simctl collective: %s on %d GPUs of %s\n", std::string(to_string(p.op)).c_str(),
-                p.gpus, system.name().c_str());
+  if (p.per_node > 0) {
+    std::snprintf(line, sizeof line, "# simctl collective: %s on %d GPUs (%d per node) of %s\n",
+                  std::string(to_string(p.op)).c_str(), p.gpus, p.per_node, system.name().c_str());
+  } else {
+    std::snprintf(line, sizeof line, "# simctl collective: %s on %d GPUs of %s\n", std::string(to_string(p.op)).c_str(),
+                  p.gpus, system.name().c_str());
+  }
   out << line;
   out << "#\n#       size         count    type   redop     time   algbw   busbw  algorithm\n"
       << "#        (B)    (elements)                      (us)  (GB/s)  (GB/s)\n";
@@ -75,6 +81,18 @@ CollectivePoint base_point(const po::variables_map& values, const System& system
     throw UsageError("--gpus: " + std::to_string(p.gpus) + " is not between 1 and the system's " +
                      std::to_string(system.gpus().size()) + " GPUs");
   }
+  if (values.count("per-node")) {
+    p.per_node = values["per-node"].as<int>();
+    if (p.per_node < 1 || p.gpus % p.per_node != 0) {
+      throw UsageError("--per-node: " + std::to_string(p.per_node) + " must be at least 1 and divide the " +
+                       std::to_string(p.gpus) + " GPUs of --gpus");
+    }
+    try {
+      collective_members(system, p);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--per-node: ") + e.what());
+    }
+  }
   p.sharp = values.count("sharp") > 0;
   if (p.algorithm == CollectiveAlgorithm::sharp && !p.sharp) {
     throw UsageError(
@@ -91,6 +109,8 @@ po::options_description collective_options() {
   named.add_options()("op", po::value<std::string>()->value_name("OP")->default_value("all_reduce"),
                       "the collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce or all_to_all")(
       "gpus", po::value<int>()->value_name("N"), "run on the system's first N GPUs (default: all of them)")(
+      "per-node", po::value<int>()->value_name("G"),
+      "take the first G GPUs of each node, node after node, until --gpus (nccl-tests run with G processes per node)")(
       "min", po::value<std::string>()->value_name("SIZE")->default_value("8B"),
       "the smallest message, in bytes with a unit (8B, 64KiB, 1GiB)")(
       "max", po::value<std::string>()->value_name("SIZE")->default_value("128MiB"),

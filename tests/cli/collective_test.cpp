@@ -54,9 +54,23 @@ TEST_CASE("simctl collective rejects bad options with exit code 2", "[cli][colle
   CHECK(run_simctl("collective configs/dgx_h100_x8.yaml --gpus 9").exit_code == 2);
   CHECK(run_simctl("collective configs/dgx_h100_x8.yaml --min 1GB --max 1MB").exit_code == 2);
   CHECK(run_simctl("collective configs/dgx_h100_x8.yaml --min lots").exit_code == 2);
+  const auto uneven = run_simctl("collective configs/dgx_h100_x8.yaml --gpus 8 --per-node 3");
+  CHECK(uneven.exit_code == 2);
+  CHECK_THAT(uneven.err, Catch::Contains("--per-node"));
   const auto r = run_simctl("collective configs/dgx_h100_x8.yaml --op all_to_all --algo nvls --max 8B");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("nvls"));
+}
+
+TEST_CASE("simctl collective --per-node runs nccl-tests' N nodes x G GPUs", "[cli][collective]") {
+  const auto r = run_simctl(
+      "collective configs/systems/dgx_h100_x4_ndr.yaml --op all_gather --gpus 4 --per-node 1 --min 1GiB --max 1GiB");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("on 4 GPUs (1 per node)"));
+  const auto rows = data_rows(r.out);
+  REQUIRE(rows.size() == 1);
+  CHECK_THAT(rows[0], Catch::Contains("ring/"));
 }
 
 TEST_CASE("simctl collective --algo sharp without --sharp says what to add", "[cli][collective]") {

@@ -1,0 +1,74 @@
+// Rings across nodes: what bounds them (the NIC at its RDMA rate, or the
+// SMs' copy share split over a rank's rings) and the nccl-tests twin's
+// per-node selection that the one- and four-GPU-per-node runs need.
+#include <catch2/catch.hpp>
+#include <stdexcept>
+
+#include "models/network/nccl_test.hpp"
+#include "models/network/system_collective_topology.hpp"
+#include "tests/network/shipped_systems.hpp"
+
+using namespace simctl;
+using simctl::test::system_named;
+
+namespace {
+
+const System& sixteen_nodes() { return system_named("dgx_h100_x16_ndr.yaml"); }
+
+double ring_busbw(int gpus, int per_node) {
+  CollectivePoint point{CollectiveOp::all_reduce, gpus, 16.0 * kGiB, CollectiveAlgorithm::ring, Protocol::simple};
+  point.per_node = per_node;
+  return simulate_collective(sixteen_nodes(), CollectiveTuning::load(), point).busbw_bytes_per_s;
+}
+
+}  // namespace
+
+TEST_CASE("a ring of one GPU per node runs at the NIC's rate, not Simple's share of it", "[network][ring][multinode]") {
+  // Site C measured 48.9 GB/s of busbw on 10 such GPUs; Simple's share of
+  // the NIC (0.926 x 47.5 GB/s) would cap it at 44.
+  const CollectiveTopology facts = describe_collective_topology(sixteen_nodes());
+  const double busbw = ring_busbw(10, 1);
+  CHECK(busbw == Approx(facts.inter_bytes_per_s).epsilon(0.01));
+  CHECK(busbw > CollectiveTuning::load().protocol_efficiency * facts.inter_bytes_per_s * 1.05);
+}
+
+TEST_CASE("four GPUs per node fill their four NICs; eight are bound by the SMs' copy share",
+          "[network][ring][multinode]") {
+  const CollectiveTopology facts = describe_collective_topology(sixteen_nodes());
+  const double simple = CollectiveTuning::load().protocol_efficiency;
+  // Four rings per rank: the copy share (367 GB/s / 4) is above the NIC.
+  CHECK(ring_busbw(40, 4) == Approx(4 * facts.inter_bytes_per_s).epsilon(0.01));
+  // Eight: 367 GB/s / 8 is below the NIC, so the ring runs at the single-node
+  // ring's rate (site P: 365.8 GB/s on 4 nodes), not at eight NICs' 380.
+  const double eight = ring_busbw(32, 8);
+  CHECK(eight == Approx(simple * facts.intra_bytes_per_s).epsilon(0.01));
+  CHECK(eight < 0.98 * 8 * facts.inter_bytes_per_s);
+}
+
+TEST_CASE("the nccl-tests twin takes the first GPUs of each node with per_node", "[network][nccl_test]") {
+  const System& system = sixteen_nodes();
+  CollectivePoint point{CollectiveOp::all_gather, 6, kGiB};
+  point.per_node = 2;
+  const auto members = collective_members(system, point);
+  REQUIRE(members.size() == 6);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    CHECK(system.part(members[i]).node == static_cast<int>(i / 2));
+    CHECK(members[i] == system.gpus()[(i / 2) * 8 + i % 2]);
+  }
+  // Without it, the first GPUs in rank order: all in node 0.
+  point.per_node = 0;
+  for (EndpointId gpu : collective_members(system, point)) CHECK(system.part(gpu).node == 0);
+}
+
+TEST_CASE("the nccl-tests twin refuses a per-node count the system cannot give", "[network][nccl_test]") {
+  const System& system = sixteen_nodes();
+  CollectivePoint point{CollectiveOp::all_reduce, 10, kGiB};
+  point.per_node = 3;  // does not divide 10
+  CHECK_THROWS_AS(collective_members(system, point), std::invalid_argument);
+  point.per_node = 9;  // more than a DGX H100 node has
+  point.gpus = 18;
+  CHECK_THROWS_WITH(collective_members(system, point), Catch::Contains("node 0 has 8"));
+  point.per_node = 1;  // 17 nodes' worth on 16
+  point.gpus = 17;
+  CHECK_THROWS_WITH(collective_members(system, point), Catch::Contains("the system's nodes give 16"));
+}
