@@ -15,7 +15,8 @@
 using namespace simctl;
 using namespace simctl::testing;
 
-TEST_CASE("published training runs are reproduced and docs/accuracy.md says so", "[accuracy][plans][docs][plain_only]") {
+TEST_CASE("published training runs are reproduced and docs/accuracy.md says so",
+          "[accuracy][plans][docs][plain_only]") {
   const ReferenceRuns runs = load_reference_runs(reference_runs_path());
   REQUIRE(runs.runs.size() >= 10);
   const std::string doc_block = marked_block(read_data_file("docs/accuracy.md"), kAccuracyMarkers);
