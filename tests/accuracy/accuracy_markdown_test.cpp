@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "accuracy_doc.hpp"
+
 using namespace simctl;
 
 namespace {
@@ -53,4 +55,10 @@ TEST_CASE("the README's copy is the block's body under its own markers", "[accur
                              std::string(kReadmeAccuracyMarkers.end) + "\nmore\n";
   CHECK(replace_marked_block(readme, kReadmeAccuracyMarkers, readme_accuracy_block(block)) ==
         "# R\n" + readme_accuracy_block(block) + "\nmore\n");
+}
+
+TEST_CASE("README.md's accuracy tables are docs/accuracy.md's", "[accuracy][docs]") {
+  const std::string doc_block = marked_block(read_data_file("docs/accuracy.md"), kAccuracyMarkers);
+  INFO("README.md's copy differs; " << kRegenerate);
+  CHECK(marked_block(read_data_file("README.md"), kReadmeAccuracyMarkers) == readme_accuracy_block(doc_block));
 }

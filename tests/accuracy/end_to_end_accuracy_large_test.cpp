@@ -1,8 +1,8 @@
 // The reference runs on hundreds to thousands of GPUs, replayed rank by
 // rank, and the whole generated table of docs/accuracy.md (its summary lines
-// need every point). Each run takes tens of seconds, so this executable is
-// labelled `slow`: the default suite runs it, the sanitizer run (scripts/
-// sanitize, a Debug build) leaves it out.
+// need every point). Each run takes tens of seconds, so this test is tagged
+// `slow` (a ctest label, tests/CMakeLists.txt): the default suite runs it,
+// the sanitizer run (scripts/sanitize) leaves it out.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>

@@ -11,7 +11,7 @@ using simctl::testing::read_text;
 using simctl::testing::run_simctl;
 using simctl::testing::write_temp_config;
 
-TEST_CASE("search prints the same table and JSON on 1 and 2 threads", "[cli][search]") {
+TEST_CASE("search prints the same table and JSON on 1 and 2 threads", "[cli][search][determinism]") {
   const std::string config = simctl::testing::small_dense_config();
   const std::string json1 = write_temp_config("search1.json", ""), json2 = write_temp_config("search2.json", "");
   const auto one = run_simctl("search " + config + " --top 5 --jobs 1 --json " + json1);

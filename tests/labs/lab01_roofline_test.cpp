@@ -16,6 +16,9 @@ using nlohmann::json;
 using simctl::testing::read_text;
 using simctl::testing::run_simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab01 {
+
 namespace {
 
 constexpr const char* kDevices = "epyc-7742 epyc-9654 rtx-3090 rtx-4090 a100-sxm-80gb h100-sxm";
@@ -153,3 +156,5 @@ TEST_CASE("Lab 1: simctl lab run 1 prints the ridge order and which ops sit unde
   CHECK(lab.number("GPT 1.3B Adam step, EPYC 7742") / lab.number("GPT 1.3B Adam step, H100") > 10);
   CHECK(lab.at("GPT 1.3B Adam step, H100").unit == "ms");
 }
+
+}  // namespace lab01

@@ -16,6 +16,9 @@
 
 using namespace simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab02 {
+
 namespace {
 
 constexpr const char* kDir = "labs/02-memory-hierarchy/";
@@ -109,3 +112,5 @@ TEST_CASE("Lab 2: simctl lab run 2 prints the hierarchy's latencies and which di
   CHECK(lab.at("HDD run is").text == "input-bound");
   CHECK(lab.at("NVMe run is").text != "input-bound");
 }
+
+}  // namespace lab02

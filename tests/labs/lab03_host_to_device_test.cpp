@@ -12,6 +12,9 @@
 
 using namespace simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab03 {
+
 namespace {
 
 constexpr const char* kDir = "labs/03-host-to-device/";
@@ -83,3 +86,5 @@ TEST_CASE("Lab 3: simctl lab run 3 prints what pageable memory, the PCIe generat
   CHECK(lab.number("batch 128, Gen4 pinned: copy share") > 5.0);
   CHECK(lab.number("batch 128, Gen4 pinned: copy share") < 10.0);
 }
+
+}  // namespace lab03

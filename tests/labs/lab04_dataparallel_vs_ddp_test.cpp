@@ -7,6 +7,9 @@
 
 using namespace simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab04 {
+
 namespace {
 
 const std::string kLab = "labs/04-dataparallel-vs-ddp/";
@@ -61,3 +64,5 @@ TEST_CASE("Lab 4: simctl lab run 4 prints DDP's near-linear speedup and DataPara
   CHECK(lab.number("exposed communication, DataParallel") > 5 * lab.number("exposed communication, DDP"));
   CHECK(lab.at("throughput, 1 GPU").unit == "samples/s");
 }
+
+}  // namespace lab04

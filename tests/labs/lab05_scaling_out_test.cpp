@@ -11,6 +11,9 @@
 using namespace simctl;
 using nlohmann::json;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab05 {
+
 namespace {
 
 const std::string kLab = "labs/05-scaling-out/";
@@ -116,3 +119,5 @@ TEST_CASE("Lab 5: simctl lab run 5 prints where the network dominates and draws 
   CHECK_THAT(lab.result.out, Catch::Contains("wrote " + (dir / "scaling.png").string()));
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace lab05

@@ -10,6 +10,9 @@
 using namespace simctl;
 using nlohmann::json;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab06 {
+
 namespace {
 
 const std::string kLab = "labs/06-model-pipeline-hybrid/";
@@ -86,3 +89,5 @@ TEST_CASE("Lab 6: simctl lab run 6 prints TP's cost across nodes, the bubbles an
   CHECK(lab.number("GPT 22B on one H100 needs") > 80.0);
   CHECK(lab.number("GPT 22B, 32 H100, TP 8 x PP 4: peak") < 80.0);
 }
+
+}  // namespace lab06

@@ -11,6 +11,9 @@
 
 using namespace simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab07 {
+
 namespace {
 
 const std::string kLab = "labs/07-gh200-offload/";
@@ -99,3 +102,5 @@ TEST_CASE("Lab 7: simctl lab run 7 prints what fits with offload and what C2C sa
   CHECK(lab.number("step, + activations over PCIe Gen5") > 1.5 * lab.number("step, optimizer offload over PCIe Gen5"));
   CHECK(lab.number("GPT 1.3B on GH200, optimizer offloaded") > 2 * lab.number("GPT 1.3B on GH200, nothing offloaded"));
 }
+
+}  // namespace lab07

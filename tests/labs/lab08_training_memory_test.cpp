@@ -20,6 +20,9 @@ using simctl::testing::config_path;
 using simctl::testing::read_text;
 using simctl::testing::run_simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab08 {
+
 namespace {
 
 const std::string kLab = "labs/08-training-memory/";
@@ -118,3 +121,5 @@ TEST_CASE("Lab 8: simctl lab run 8 prints the MLP's 22,538 parameters and where 
   CHECK(lab.number("8x H100 FSDP: megatron-gpt-22b peak") < 80.0);
   CHECK(lab.number("8x H100 FSDP: llama2-70b needs") > 80.0);
 }
+
+}  // namespace lab08

@@ -16,6 +16,9 @@
 
 using namespace simctl;
 
+// Own namespace: every lab builds into test_labs (tests/labs/CMakeLists.txt).
+namespace lab09 {
+
 namespace {
 
 const std::string kLab = "labs/09-rtx3090-cnn-vs-lstm/";
@@ -159,3 +162,5 @@ TEST_CASE("Lab 9: simctl lab run 9 prints what bounds each model and how each sc
   CHECK(lstm < 0.85);
   CHECK(lab.number("LSTM on 6 GPUs: exposed communication") > 10.0);
 }
+
+}  // namespace lab09

@@ -48,7 +48,7 @@ TEST_CASE("pruning by bound keeps the exhaustive search's top plans", "[study][s
   check_bounds_hold(exhaustive);
 }
 
-TEST_CASE("the same search gives the same ranking on 1 and 3 threads", "[study][search]") {
+TEST_CASE("the same search gives the same ranking on 1 and 3 threads", "[study][search][determinism]") {
   const std::string config = testing::small_dense_config();
   const SearchResult one = search(config, 4, true, 1);
   const SearchResult three = search(config, 4, true, 3);
