@@ -11,6 +11,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/path_check.hpp"
 #include "sim/config/quantity.hpp"
 #include "sim/topology/system_config.hpp"
 
@@ -26,7 +27,7 @@ ConfigNode system_section(const std::string& config) {
   const ConfigNode value = root.child("system");
   if (value.is_map()) return value;
   const auto file = std::filesystem::path(config).parent_path() / value.as_string();
-  if (!std::filesystem::exists(file)) value.fail("file '" + file.string() + "' does not exist");
+  if (const std::string why = file_problem(file); !why.empty()) value.fail("file '" + file.string() + "' " + why);
   return ConfigNode::load_file(file.string()).child("system");
 }
 

@@ -6,6 +6,7 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/config_schema.hpp"
+#include "sim/config/path_check.hpp"
 #include "sim/scenario/attention_choice.hpp"
 #include "sim/scenario/collective_settings.hpp"
 #include "sim/scenario/host_parts_reach.hpp"
@@ -33,7 +34,7 @@ ConfigNode section(const ConfigNode& root, const std::string& key, const ConfigO
   namespace fs = std::filesystem;
   const fs::path base = fs::path(root.file()).parent_path();
   const fs::path file = base / value.as_string();
-  if (!fs::exists(file)) value.fail("file '" + file.string() + "' does not exist");
+  if (const std::string why = file_problem(file); !why.empty()) value.fail("file '" + file.string() + "' " + why);
   const ConfigNode loaded = ConfigNode::load_file(file.string());
   if (!loaded.has(key)) loaded.fail("expected a top-level '" + key + ":' mapping in this file");
   const ConfigNode section_node = loaded.child(key);

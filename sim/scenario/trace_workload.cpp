@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sim/config/config_schema.hpp"
+#include "sim/config/path_check.hpp"
 #include "workloads/trace_json.hpp"
 
 namespace simctl {
@@ -33,7 +34,9 @@ TraceWorkload load_trace_workload(const ConfigNode& workload_node, const System&
   const ConfigNode trace_node = workload_node.child("trace");
   namespace fs = std::filesystem;
   const fs::path file = fs::path(trace_node.file()).parent_path() / trace_node.as_string();
-  if (!fs::is_regular_file(file)) trace_node.fail("trace file '" + file.string() + "' does not exist");
+  if (const std::string why = file_problem(file); !why.empty()) {
+    trace_node.fail("trace file '" + file.string() + "' " + why);
+  }
   TraceFile loaded = read_trace_file(file.string());
   check_fits(trace_node, file.string(), loaded.trace, system);
   std::string label = "trace " + file.filename().string() + ": ";

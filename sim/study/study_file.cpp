@@ -10,6 +10,7 @@
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/config_schema.hpp"
+#include "sim/config/path_check.hpp"
 #include "sim/study/study_fields.hpp"
 
 namespace simctl {
@@ -106,8 +107,8 @@ Study parse_study(const std::string& text, const std::string& file_label, bool c
   const ConfigNode base = root.child("base");
   study.base = base.as_string();
   study.base_path = (std::filesystem::path(file_label).parent_path() / study.base).lexically_normal().string();
-  if (check_base && !std::filesystem::is_regular_file(study.base_path)) {
-    base.fail("the base config '" + study.base_path + "' does not exist (a path relative to the study file)");
+  if (const std::string why = check_base ? file_problem(study.base_path) : ""; !why.empty()) {
+    base.fail("the base config '" + study.base_path + "' " + why + " (a path relative to the study file)");
   }
   study.objective = read_objective(root);
   const ConfigNode axes = root.child("axes");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/config/config_schema.hpp"
+#include "sim/config/path_check.hpp"
 
 namespace simctl {
 namespace {
@@ -15,8 +16,8 @@ ConfigNode load_imported(const ConfigNode& node) {
   const ConfigNode path_node = node.child("import");
   const std::filesystem::path base = std::filesystem::path(node.file()).parent_path();
   const std::filesystem::path path = base / path_node.as_string();
-  if (!std::filesystem::is_regular_file(path)) {
-    path_node.fail("no system file '" + path.string() + "' to import (paths are relative to '" +
+  if (const std::string why = file_problem(path); !why.empty()) {
+    path_node.fail("no system file '" + path.string() + "' to import: it " + why + " (paths are relative to '" +
                    (base.empty() ? std::string(".") : base.string()) + "')");
   }
   const ConfigNode root = ConfigNode::load_file(path.string());

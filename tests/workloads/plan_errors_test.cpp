@@ -218,3 +218,15 @@ TEST_CASE("host memory the GPUs cannot reach, when the step copies samples from 
   CHECK_THAT(message, Catch::Contains("'node0.gpu' reaches no dram"));
   CHECK_THAT(message, Catch::Contains("{between: [cpu, dram], kind: memory_bus}"));
 }
+
+// Found by fuzz_run_config and fuzz_study: a file name longer than the OS
+// allows made std::filesystem throw filesystem_error, not a ConfigError.
+TEST_CASE("a system file name longer than the OS allows", "[plans][bad-input]") {
+  const std::string text = "name: long name\nsystem: " + std::string(5000, 'x') +
+                           ".yaml\nworkload:\n  model: gpt2-small\n  micro_batch: 1\n";
+  const std::string path = write_plan_config("long_system_name", text);
+  const std::string message = plan_rejection(path);
+  INFO(message.substr(0, 200));
+  CHECK_THAT(message, Catch::StartsWith(path + ":2:"));
+  CHECK_THAT(message, Catch::Contains("cannot be used: File name too long"));
+}
