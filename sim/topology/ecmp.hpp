@@ -23,23 +23,31 @@ void next_hops(const RouteGraph& graph, const DestinationCosts& to_costs, Endpoi
 // different switches hash with different seeds.
 std::size_t ecmp_pick(std::uint64_t flow_key, EndpointId at, std::size_t choices);
 
-// Walks from `from` to `to`, taking at each part the next hop ecmp_pick
-// chooses among `hops_at(part)` (next_hops). `from` must reach `to`.
-template <class HopsAt>
-Path ecmp_walk(const std::vector<Cable>& cables, EndpointId from, EndpointId to, std::uint64_t flow_key,
-               HopsAt&& hops_at) {
+// Walks from `from` to `to` along least-cost next hops (`hops_at(part)`,
+// next_hops), taking where there are several the one `pick(part, count)`
+// returns the index of. `from` must reach `to`.
+template <class HopsAt, class Pick>
+Path walk_least_cost(const std::vector<Cable>& cables, EndpointId from, EndpointId to, HopsAt&& hops_at, Pick&& pick) {
   Path path;
   for (EndpointId at = from; at != to;) {
     // Costs fall strictly along a least-cost route, so a reached part always
     // has a next hop and the walk ends.
     const std::vector<NextHop>& hops = hops_at(at);
-    const NextHop& pick = hops[ecmp_pick(flow_key, at, hops.size())];
-    const Cable& cable = cables[pick.cable];
+    const NextHop& next = hops[hops.size() == 1 ? 0 : pick(at, hops.size())];
+    const Cable& cable = cables[next.cable];
     path.links.push_back(link_leaving(cable, at));
     path.latency += cable.spec.latency;
-    at = pick.part;
+    at = next.part;
   }
   return path;
+}
+
+// The walk ECMP takes: ecmp_pick at every part.
+template <class HopsAt>
+Path ecmp_walk(const std::vector<Cable>& cables, EndpointId from, EndpointId to, std::uint64_t flow_key,
+               HopsAt&& hops_at) {
+  return walk_least_cost(cables, from, to, hops_at,
+                         [flow_key](EndpointId at, std::size_t choices) { return ecmp_pick(flow_key, at, choices); });
 }
 
 }  // namespace simctl

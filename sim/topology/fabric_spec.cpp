@@ -88,6 +88,9 @@ FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds)
                     rail_optimised,
                     parse_fabric_link(node, link_kinds),
                     parse_nics(node),
+                    node.optional_child("routing") && node.choice("routing", {"ecmp", "static"}) == "static"
+                        ? FabricRouting::by_destination
+                        : FabricRouting::ecmp,
                     node};
 }
 

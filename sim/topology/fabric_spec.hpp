@@ -12,9 +12,11 @@
 //     bandwidth: 400 Gb/s       # optional override, per direction
 //     latency: 300 ns           # optional override, per hop
 //     nics: "nic[*]"            # which parts of each node join the fabric (default "nic")
+//     routing: ecmp             # or static: by destination, as InfiniBand's D-mod-k tables (routing.hpp)
 #include "models/network/link_kinds.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/topology/part_selector.hpp"
+#include "sim/topology/routing.hpp"
 
 namespace simctl {
 
@@ -25,6 +27,7 @@ struct FabricSpec {
   bool rail_optimised;
   LinkSpec link;
   PartSelector nics;
+  FabricRouting routing;
   ConfigNode where;  // the `fabric:` mapping, for errors found while generating
 };
 

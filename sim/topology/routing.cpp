@@ -95,9 +95,12 @@ std::vector<std::pair<EndpointId, std::uint32_t>> RouteCache::next_hops(const Sy
 }
 
 const Path& RouteCache::route(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
-                              EndpointId to) {
+                              EndpointId to, FabricRouting routing) {
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
   if (auto it = paths_.find(key); it != paths_.end()) return it->second;
+  if (routing == FabricRouting::by_destination && from != to) {
+    return paths_.emplace(key, walk_by_destination(graph, cables, from, to, std::nullopt)).first->second;
+  }
   RouteSearch& search = search_from(graph, from);
   if (search.cost(to) == RouteTree::kUnreachable) throw no_route(graph, from, to);
   Path path;
@@ -119,15 +122,35 @@ const std::vector<NextHop>& RouteCache::hops_toward(const SystemGraph& graph, En
   return it->second;
 }
 
+Path RouteCache::walk_by_destination(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
+                                     EndpointId to, std::optional<std::uint64_t> flow_key) {
+  const DestinationCosts& costs = costs_to(graph, to);
+  if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
+  // The digits of the destination's index, lowest first, one per fabric
+  // switch that has a choice (a system-level destination: its part id).
+  const int node = graph[to].node;
+  std::uint64_t digits = node == kNoNode ? to : static_cast<std::uint64_t>(node);
+  return walk_least_cost(
+      cables, from, to, [&](EndpointId at) -> const std::vector<NextHop>& { return hops_toward(graph, at, to, costs); },
+      [&](EndpointId at, std::size_t choices) -> std::size_t {
+        if (graph[at].node != kNoNode) return flow_key ? ecmp_pick(*flow_key, at, choices) : 0;
+        const std::size_t digit = digits % choices;
+        digits /= choices;
+        return digit;
+      });
+}
+
 const Path& RouteCache::route_flow(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
-                                   EndpointId to, std::uint64_t flow_key) {
+                                   EndpointId to, std::uint64_t flow_key, FabricRouting routing) {
   // Costs *to* `to`: shared by every source that sends to it (a ring's
   // receivers are its senders).
   const DestinationCosts& costs = costs_to(graph, to);
   if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
-  Path path = ecmp_walk(cables, from, to, flow_key, [&](EndpointId at) -> const std::vector<NextHop>& {
-    return hops_toward(graph, at, to, costs);
-  });
+  Path path = routing == FabricRouting::by_destination
+                  ? walk_by_destination(graph, cables, from, to, flow_key)
+                  : ecmp_walk(cables, from, to, flow_key, [&](EndpointId at) -> const std::vector<NextHop>& {
+                      return hops_toward(graph, at, to, costs);
+                    });
   std::deque<Path>& seen = ecmp_paths_[std::make_pair(from, to)];
   for (const Path& p : seen) {
     if (p.links == path.links) return p;

@@ -21,6 +21,14 @@
 //    is chosen among all neighbours on a least-cost route to `to` by a hash of
 //    (flow_key, that part), as switches hash a flow's header. Same key, same
 //    path; different keys spread over the equal-cost paths, and some collide.
+//
+// A generated fabric may instead route statically (FabricRouting::by_destination,
+// `fabric: {routing: static}`), as InfiniBand's subnet manager fills its
+// switches' forwarding tables: at a fabric switch the next hop toward a node
+// is fixed by that node's index, one digit per tier (D-mod-k: the leaf's
+// uplink is index mod k, the spine's index / k mod k), whatever the flow.
+// A shift of every node by the same distance then puts no two flows on one
+// uplink. Inside nodes both kinds pick as above (by key, or first declared).
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -35,6 +43,12 @@
 namespace simctl {
 
 inline constexpr int kCpuTransitPenalty = 1;
+
+// How the switches of a generated fabric choose among equal-cost next hops.
+enum class FabricRouting : std::uint8_t {
+  ecmp,            // by a hash of the flow (Ethernet's ECMP; a spread like adaptive routing's)
+  by_destination,  // by the destination node's index (InfiniBand's static D-mod-k tables)
+};
 
 // Least-cost tree from one root: every vertex's cost to or from the root (the
 // graph is undirected and the cost symmetric) and the cable it is reached by.
@@ -86,9 +100,10 @@ class RouteCache {
   void clear();
 
   // Throw std::invalid_argument naming both parts when no route exists.
-  const Path& route(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to);
+  const Path& route(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
+                    FabricRouting routing = FabricRouting::ecmp);
   const Path& route_flow(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
-                         std::uint64_t flow_key);
+                         std::uint64_t flow_key, FabricRouting routing = FabricRouting::ecmp);
   bool reachable(const SystemGraph& graph, EndpointId from, EndpointId to);
   std::optional<EndpointId> nearest(const SystemGraph& graph, EndpointId from, PartKind kind);
   // Every neighbour of `at` on a least-cost route to `to`: (part, cable).
@@ -102,6 +117,10 @@ class RouteCache {
   const std::vector<std::int32_t>& outside_tree(EndpointId root);
   const std::vector<NextHop>& hops_toward(const SystemGraph& graph, EndpointId at, EndpointId to,
                                           const DestinationCosts& costs);
+  // The static fabric's walk; inside nodes, ECMP's pick for `flow_key`, or
+  // the first declared hop without one.
+  Path walk_by_destination(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
+                           std::optional<std::uint64_t> flow_key);
 
   std::unique_ptr<RouteGraph> flat_;
   std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays

@@ -95,17 +95,22 @@ std::vector<Bandwidth> System::link_capacities() const {
   return out;
 }
 
+void System::set_fabric_routing(FabricRouting routing) {
+  fabric_routing_ = routing;
+  routes_ = RouteCache{};  // paths found the other way
+}
+
 const Path& System::route(EndpointId from, EndpointId to) const {
   check_endpoint(from);
   check_endpoint(to);
-  return routes_.route(graph_, cables_, from, to);
+  return routes_.route(graph_, cables_, from, to, fabric_routing_);
 }
 
 const Path& System::route(EndpointId from, EndpointId to, std::uint64_t flow_key) const {
   check_endpoint(from);
   check_endpoint(to);
   if (from == to) return route(from, to);  // the cached empty path
-  return routes_.route_flow(graph_, cables_, from, to, flow_key);
+  return routes_.route_flow(graph_, cables_, from, to, flow_key, fabric_routing_);
 }
 
 std::vector<std::pair<EndpointId, std::uint32_t>> System::next_hops(EndpointId at, EndpointId to) const {

@@ -59,6 +59,11 @@ class System final : public Router {
   // link, indexed by LinkId: what the flow network shares among flows.
   std::vector<Bandwidth> link_capacities() const;
 
+  // How the generated fabric's switches pick among equal-cost routes
+  // (routing.hpp); ECMP until a `fabric: {routing: static}` sets it.
+  void set_fabric_routing(FabricRouting routing);
+  FabricRouting fabric_routing() const { return fabric_routing_; }
+
   // Least-cost route (hops, plus a penalty for crossing a CPU socket; see
   // routing.hpp), the first declared among equals; cached, so the reference
   // stays valid for the System's lifetime. from == to gives an empty path.
@@ -84,6 +89,7 @@ class System final : public Router {
   std::map<std::string, EndpointId, std::less<>> by_name_;
   std::vector<EndpointId> gpus_;
   int num_nodes_ = 0;
+  FabricRouting fabric_routing_ = FabricRouting::ecmp;
   mutable RouteCache routes_;  // filled lazily; deterministic, so logically const
 };
 

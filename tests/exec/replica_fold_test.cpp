@@ -62,21 +62,37 @@ std::string write_run(const TempDir& dir, const std::string& system_file, const 
   return path.string();
 }
 
-// 16 DGX H100 nodes on a fat tree of radix-16 switches, 2:1 oversubscribed
-// and not rail-optimised: 10 NICs per leaf, 5 uplinks each, so pipeline and
-// data-parallel flows cross spines chosen by ECMP and share the uplinks.
-std::string write_oversubscribed_system(const TempDir& dir) {
+// 16 DGX H100 nodes named `name` on the fabric `fabric` (a flow mapping).
+std::string write_system(const TempDir& dir, const std::string& name, const std::string& fabric) {
   const auto path = dir.path() / "system.yaml";
   std::ofstream out(path);
   out << "system:\n"
-      << "  name: 16x DGX H100, 2:1 fat tree of radix 16\n"
+      << "  name: " << name << "\n"
       << "  node_templates:\n"
       << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
       << "  nodes:\n"
       << "    - {template: dgx_h100, count: 16}\n"
-      << "  fabric: {kind: fat_tree, tiers: 2, radix: 16, oversubscription: 2, link: infiniband_ndr, "
-         "nics: \"nic[*]\"}\n";
+      << "  fabric: " << fabric << "\n";
   return path.string();
+}
+
+// A fat tree of radix-16 switches, 2:1 oversubscribed and not
+// rail-optimised: 10 NICs per leaf, 5 uplinks each, so pipeline and
+// data-parallel flows cross spines chosen by ECMP and share the uplinks.
+std::string write_oversubscribed_system(const TempDir& dir) {
+  return write_system(dir, "16x DGX H100, 2:1 fat tree of radix 16",
+                      "{kind: fat_tree, tiers: 2, radix: 16, oversubscription: 2, link: infiniband_ndr, "
+                      "nics: \"nic[*]\"}");
+}
+
+// A non-blocking rail-optimised fat tree of radix-16 switches: 8 nodes per
+// leaf on each rail, so the data-parallel rings (one replica every 2 nodes)
+// cross leaves and spines; `routing` is appended to the fabric mapping.
+std::string write_multi_leaf_system(const TempDir& dir, const std::string& routing) {
+  return write_system(dir, "16x DGX H100, fat tree of radix 16",
+                      "{kind: fat_tree, tiers: 2, radix: 16, rail_optimised: true, link: infiniband_ndr, "
+                      "nics: \"nic[*]\"" +
+                          routing + "}");
 }
 
 }  // namespace
@@ -119,4 +135,23 @@ TEST_CASE("an oversubscribed fat tree with ECMP: the fold's answer is the full r
   CHECK_THAT(r.abandoned->reason, Catch::Contains("ended at another time than the representative's"));
   CHECK(r.abandoned->at > 0);  // found during the folded replay
   CHECK(r.folded == r.full);
+}
+
+TEST_CASE("static fabric routing keeps replicas alike across leaves: they fold, to the full replay's answer",
+          "[exec][fold][routing]") {
+  const TempDir dir("fold_static_routing");
+  // ECMP: each flow's spine is a hash of its key, and the images' keys
+  // differ, so their rings meet other flows on other uplinks than the
+  // representative's: the fold is abandoned.
+  const Replays ecmp = replay_both(write_run(dir, write_multi_leaf_system(dir, "")));
+  CHECK(ecmp.replicas_folded == 1);
+  REQUIRE(ecmp.abandoned);
+  CHECK(ecmp.folded == ecmp.full);
+  // Static (D-mod-k): the uplink is the destination node's digit, the same
+  // for every image's shifted ring, so no image meets other contention.
+  const TempDir dir2("fold_static_routing2");
+  const Replays fixed = replay_both(write_run(dir2, write_multi_leaf_system(dir2, ", routing: static")));
+  CHECK(fixed.replicas_folded == 8);
+  CHECK_FALSE(fixed.abandoned);
+  CHECK(fixed.folded == fixed.full);
 }

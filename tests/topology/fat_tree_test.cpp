@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "tests/topology/topology_test_support.hpp"
@@ -285,4 +286,50 @@ TEST_CASE("a 1024-GPU ring routes every neighbour pair and both ways of routing"
     if (s.part(gpus[r]).node != s.part(next).node) ++crossing;
   }
   CHECK(crossing == 128);
+}
+
+// Every node i sends to node i + shift (mod the node count), one flow each,
+// each under its own flow key; returns the most flows any directed link
+// carries.
+int most_flows_on_a_link(const System& s, int shift) {
+  const auto& gpus = s.gpus();
+  const auto n = static_cast<int>(gpus.size());
+  std::map<LinkId, int> flows;
+  int most = 0;
+  for (int i = 0; i < n; ++i) {
+    const Path& p = s.route(gpus[i], gpus[(i + shift) % n], static_cast<std::uint64_t>(i));
+    for (LinkId l : p.links) most = std::max(most, ++flows[l]);
+  }
+  return most;
+}
+
+TEST_CASE("static routing: the uplink is the destination's digit, and shifts share no link",
+          "[topology][fabric][routing]") {
+  // 64 one-GPU nodes, 4 to a leaf, 3 tiers of radix-8 switches: a full
+  // 4-ary tree, as D-mod-k's guarantee assumes.
+  const std::string fabric = "{kind: fat_tree, tiers: 3, radix: 8, link: ethernet, bandwidth: 400 Gb/s";
+  const System hashed = test::system_from_text(small_cluster(64, fabric + "}"));
+  const System fixed = test::system_from_text(small_cluster(64, fabric + ", routing: static}"));
+  CHECK(hashed.fabric_routing() == FabricRouting::ecmp);
+  REQUIRE(fixed.fabric_routing() == FabricRouting::by_destination);
+  // One path a pair, whatever the flow (and the unkeyed route is it).
+  const auto a = fixed.gpus()[1];
+  const auto b = fixed.gpus()[62];
+  for (std::uint64_t key = 0; key < 8; ++key) CHECK(fixed.route(a, b, key).links == fixed.route(a, b).links);
+  // Every shift that leaves the leaf: no link carries two flows under the
+  // static tables; ECMP's hash puts two on one link for some shift.
+  int hashed_most = 0;
+  for (int shift : {4, 5, 16, 21, 32, 60}) {
+    INFO("shift " << shift);
+    CHECK(most_flows_on_a_link(fixed, shift) == 1);
+    hashed_most = std::max(hashed_most, most_flows_on_a_link(hashed, shift));
+  }
+  CHECK(hashed_most >= 2);
+}
+
+TEST_CASE("a fabric's routing is ecmp or static", "[topology][fabric][routing][errors]") {
+  CHECK_THROWS_WITH(test::system_from_text(
+                        small_cluster(8, "{kind: fat_tree, tiers: 2, radix: 8, link: ethernet, routing: adaptive}")),
+                    Catch::Contains("routing") && Catch::Contains("ecmp") && Catch::Contains("static") &&
+                        Catch::Contains("test.yaml"));
 }
