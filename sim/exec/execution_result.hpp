@@ -96,9 +96,14 @@ struct ExecutionResult {
   std::vector<std::pmr::vector<Rendezvous>> meetings;
   std::vector<LinkUsage> links;              // indexed by LinkId
   std::vector<CollectiveUsage> collectives;  // ordered by kind
-  TimePs step_time = 0;                      // latest rank finish
-  std::uint64_t events = 0;                  // engine events processed
-  std::uint64_t flows = 0;                   // point-to-point flows simulated
+  // After a folded replay, per rank: the rank whose timeline and meetings it
+  // holds copies of (itself for a replayed rank), so that reports may
+  // derive an image's figures from its representative's. Empty when every
+  // rank was replayed.
+  std::vector<std::uint32_t> copy_of;
+  TimePs step_time = 0;      // latest rank finish
+  std::uint64_t events = 0;  // engine events processed
+  std::uint64_t flows = 0;   // point-to-point flows simulated
 };
 
 }  // namespace simctl

@@ -664,6 +664,8 @@ std::uint32_t Executor::image_flows(std::uint32_t rank, CopyDirection direction,
 // false when a link shows the images would have seen other contention.
 bool Executor::unfold() {
   if (!unfold_links()) return false;
+  result_.copy_of.resize(ranks_.size());
+  for (std::uint32_t r = 0; r < ranks_.size(); ++r) result_.copy_of[r] = r;
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     if (fold_->represents(r)) unfold_rank(r);
   }
@@ -726,6 +728,7 @@ void Executor::unfold_rank(std::uint32_t rep) {
   const auto& meetings = result_.meetings[rep];
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
     const std::uint32_t image = fold_->image(rep, j);
+    result_.copy_of[image] = rep;
     RankTimeline& copy = result_.ranks[image];
     copy.ops.assign(timeline.ops.begin(), timeline.ops.end());
     copy.bound = timeline.bound;

@@ -163,12 +163,20 @@ TimeBreakdown rank_breakdown(const Trace& trace, const ExecutionResult& result, 
 
 std::vector<TimeBreakdown> rank_breakdowns(const Trace& trace, const ExecutionResult& result,
                                            const RendezvousTable& rendezvous) {
-  std::vector<TimeBreakdown> out;
-  out.reserve(trace.ranks.size());
+  const auto ranks = static_cast<std::uint32_t>(trace.ranks.size());
+  // A folded replay's image holds copies of its representative's timeline
+  // and meetings and runs its program, so its breakdown is the
+  // representative's: swept once, copied after.
+  const auto copied = [&](std::uint32_t r) { return !result.copy_of.empty() && result.copy_of[r] != r; };
+  std::vector<TimeBreakdown> out(ranks);
   StreamSegments lists;  // reused: a rank's lists are as long as its ops
-  for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    if (copied(r)) continue;
     fill_segments(trace, result, rendezvous, r, lists);
-    out.push_back(sweep(lists, result.step_time));
+    out[r] = sweep(lists, result.step_time);
+  }
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    if (copied(r)) out[r] = out[result.copy_of[r]];
   }
   return out;
 }
