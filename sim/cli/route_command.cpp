@@ -57,6 +57,20 @@ po::options_description route_options() {
   return named;
 }
 
+namespace {
+
+// How the printed path was chosen: a static fabric picks by destination
+// whatever the flow, so its key then matters only inside nodes.
+std::string route_label(const System& s, std::optional<std::uint64_t> flow) {
+  if (s.fabric_routing() == FabricRouting::by_destination) {
+    return "static fabric routing: the destination's path" +
+           (flow ? ", flow key " + std::to_string(*flow) + " inside nodes" : std::string());
+  }
+  return flow ? "ECMP, flow key " + std::to_string(*flow) : "default path; --flow KEY for a flow's ECMP path";
+}
+
+}  // namespace
+
 int route_command_main(const ParsedOptions& options, std::ostream& out) {
   const System s = load_system_argument(options.positionals[0], DeviceCatalogue::load(), LinkKindTable::load());
   const EndpointId from = part_arg(s, options.positionals[1]);
@@ -69,9 +83,7 @@ int route_command_main(const ParsedOptions& options, std::ostream& out) {
     throw UsageError(e.what());
   }
   out << "route " << s.part(from).name << " -> " << s.part(to).name << " in " << s.name() << " ("
-      << (ecmp ? "ECMP, flow key " + std::to_string(options.values["flow"].as<std::uint64_t>())
-               : std::string("default path; --flow KEY for a flow's ECMP path"))
-      << ")\n";
+      << route_label(s, ecmp ? std::optional(options.values["flow"].as<std::uint64_t>()) : std::nullopt) << ")\n";
   if (path->links.empty()) {
     out << "total: 0 hops (source and destination are the same part)\n";
     return 0;

@@ -61,6 +61,20 @@ TEST_CASE("route takes GPU ranks and shows ECMP paths per flow key", "[cli][rout
   CHECK(spine_hops.size() > 1);  // different flows, different spines
 }
 
+TEST_CASE("route on a statically routed fabric shows the destination's one path for every flow", "[cli][route]") {
+  const std::string cluster = "configs/systems/dgx_h100_x128_ndr.yaml";  // routing: static
+  const auto plain = run_simctl("route " + cluster + " gpu:0 gpu:1000");
+  REQUIRE(plain.exit_code == 0);
+  CHECK_THAT(plain.out, Catch::Contains("static fabric routing"));
+  CHECK_THAT(plain.out, Catch::Contains("spine"));  // node 0 to node 125 leaves the leaf
+  for (int key = 0; key < 8; ++key) {
+    const auto r = run_simctl("route " + cluster + " gpu:0 gpu:1000 --flow " + std::to_string(key));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("flow key " + std::to_string(key) + " inside nodes"));
+    CHECK(hop_lines(r.out) == hop_lines(plain.out));
+  }
+}
+
 TEST_CASE("route names close matches for an unknown part and the valid ranks", "[cli][route]") {
   const auto typo = run_simctl("route " + kCluster + " node0.gpu9 node1.gpu0");
   CHECK(typo.exit_code == 2);
