@@ -678,6 +678,12 @@ bool Executor::unfold() {
   return true;
 }
 
+// Byte totals summed from the same flows in another order (a link's flows
+// end in the order of their events) differ in the last bits of a double.
+namespace {
+bool same_bytes(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+}  // namespace
+
 // Flows the folded replay ran for the representative alone (node-local
 // collectives) are in its nodes only. Link by link, a representative's node
 // and each image must then carry the same bytes, except links inside the
@@ -686,12 +692,6 @@ bool Executor::unfold() {
 // run there alone, so the image gets the representative's usage. Anything
 // else (node-local bytes on a cable leaving the node, or on a link that
 // other flows use too) means the images would have contended differently.
-// Byte totals summed from the same flows in another order (a link's flows
-// end in the order of their events) differ in the last bits of a double.
-namespace {
-bool same_bytes(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
-}  // namespace
-
 bool Executor::unfold_links() {
   for (std::size_t n0 = 0; n0 < fold_->node_image.size(); ++n0) {
     const auto& images = fold_->node_image[n0];
