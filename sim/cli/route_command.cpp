@@ -48,17 +48,6 @@ EndpointId part_arg(const System& s, const std::string& text) {
   }
 }
 
-}  // namespace
-
-po::options_description route_options() {
-  po::options_description named;
-  named.add_options()("flow", po::value<std::uint64_t>()->value_name("KEY"),
-                      "show the ECMP path of the flow with this key (an integer) instead of the default path");
-  return named;
-}
-
-namespace {
-
 // How the printed path was chosen: a static fabric picks by destination
 // whatever the flow, so its key then matters only inside nodes.
 std::string route_label(const System& s, std::optional<std::uint64_t> flow) {
@@ -70,6 +59,13 @@ std::string route_label(const System& s, std::optional<std::uint64_t> flow) {
 }
 
 }  // namespace
+
+po::options_description route_options() {
+  po::options_description named;
+  named.add_options()("flow", po::value<std::uint64_t>()->value_name("KEY"),
+                      "show the ECMP path of the flow with this key (an integer) instead of the default path");
+  return named;
+}
 
 int route_command_main(const ParsedOptions& options, std::ostream& out) {
   const System s = load_system_argument(options.positionals[0], DeviceCatalogue::load(), LinkKindTable::load());
