@@ -54,17 +54,22 @@ def timed_steps(model, opt, batches, seconds):
 def main():
     out_dir = sys.argv[1]
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 25.0
-    c = MODELS["mpt-760m"]
+    micro_batch = int(sys.argv[3]) if len(sys.argv) > 3 else 24
+    accumulation = int(sys.argv[4]) if len(sys.argv) > 4 else 48 // micro_batch
+    name = sys.argv[5] if len(sys.argv) > 5 else "mpt-760m"
+    c = dict(MODELS[name])
+    c["layers"] = int(sys.argv[6]) if len(sys.argv) > 6 else c["layers"]
     props = torch.cuda.get_device_properties(0)
     result = {"meta": {"gpu": props.name, "date": time.strftime("%Y-%m-%d"), "torch": torch.__version__,
-                       "cuda": torch.version.cuda, "model": c, "micro_batch": 24, "accumulation": 2,
+                       "cuda": torch.version.cuda, "model": c, "name": name, "micro_batch": micro_batch, "accumulation": accumulation,
                        "method": "bf16 weights, no autocast; fp32 loss on upcast logits; AdamW foreach; CUDA-event "
                                  "timed steps back to back after 2 warm-ups; burst = median of the first 3, "
                                  "sustained = median over the last 10 s"},
               "runs": [], "errors": []}
     model = build(c, c["layers"], "none", "bf16")
     opt = static_state(model)
-    batches = [torch.randint(0, c["vocab"], (24, c["seq"]), device="cuda") for _ in range(2)]
+    batches = [torch.randint(0, c["vocab"], (micro_batch, c["seq"]), device="cuda")
+               for _ in range(accumulation)]
     for name, backend in BACKENDS.items():
         try:
             if backend is None:
