@@ -7,8 +7,9 @@
 // The default is configs/dgx_h100x128_gpt3_175b.yaml: GPT-3 175B on 1024
 // H100s (TP 8 x PP 8 interleaved x DP 16, 128 nodes on an NDR fat tree). The
 // 16,384-GPU case is configs/llama3_405b_16k.yaml (Llama 3 405B, TP 8 x PP 16
-// x DP 128). Alike data-parallel replicas are replayed once and copied
-// (sim/exec/replica_fold.hpp); --every-rank replays every rank instead.
+// x DP 128). Of alike data-parallel replicas one is replayed and the others
+// share its timings (sim/exec/replica_fold.hpp); --every-rank replays every
+// rank instead.
 // CPU time is the process's user + system time: on a shared machine it is
 // the figure to compare, wall time also counts waiting for a core.
 #include <chrono>

@@ -89,21 +89,29 @@ struct ExecutionResult {
   // Where the executor puts the ranks' timings (declared first, so it
   // outlives them on destruction); copies of a timeline take ordinary memory.
   std::shared_ptr<std::pmr::memory_resource> timing_memory;
-  std::vector<RankTimeline> ranks;
+  // Per rank, the timings the replay wrote. After a folded replay an image's
+  // entry is empty: it shares its representative's (copy_of), so that a
+  // 16-replica fold keeps one timeline, not sixteen. Read through timeline().
+  std::vector<RankTimeline> timelines;
   // Per rank, its collectives and transfers in list order (the ops
   // meets_others() picks): their rendezvous as the executor saw them. A
   // result built by hand leaves this empty.
   std::vector<std::pmr::vector<Rendezvous>> meetings;
   std::vector<LinkUsage> links;              // indexed by LinkId
   std::vector<CollectiveUsage> collectives;  // ordered by kind
-  // After a folded replay, per rank: the rank whose timeline and meetings it
-  // holds copies of (itself for a replayed rank), so that reports may
-  // derive an image's figures from its representative's. Empty when every
-  // rank was replayed.
+  // After a folded replay, per rank: the rank whose timeline it shares and
+  // whose meetings it holds copies of (itself for a replayed rank), so that
+  // reports may derive an image's figures from its representative's. Empty
+  // when every rank was replayed.
   std::vector<std::uint32_t> copy_of;
   TimePs step_time = 0;      // latest rank finish
   std::uint64_t events = 0;  // engine events processed
   std::uint64_t flows = 0;   // point-to-point flows simulated
+
+  std::size_t rank_count() const { return timelines.size(); }
+  // Rank r's op timings: its own, or for an image of a folded replay its
+  // representative's, which a full replay would have given it too.
+  const RankTimeline& timeline(std::uint32_t r) const { return timelines[copy_of.empty() ? r : copy_of[r]]; }
 };
 
 }  // namespace simctl

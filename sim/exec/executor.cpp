@@ -99,8 +99,8 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.shape = shape.get();
   state.endpoint = system_.gpus()[trace_.gpu_index(rank)];
   if (fold_ && !fold_->represents(rank)) {
-    // An image: its timings are the representative's, copied by unfold().
-    result_.ranks.push_back(RankTimeline{std::pmr::vector<OpTiming>(result_.timing_memory.get()), nullptr, 0});
+    // An image: its timings are the representative's, shared by unfold().
+    result_.timelines.push_back(RankTimeline{std::pmr::vector<OpTiming>(result_.timing_memory.get()), nullptr, 0});
     result_.meetings.emplace_back(result_.timing_memory.get());
     return;
   }
@@ -113,8 +113,8 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.next_collective.assign(binding.groups.empty() ? trace_.groups.size() : binding.groups.size(), 0);
   // Move-constructed, not assigned: a move-assigned pmr vector would copy
   // itself into the default resource.
-  result_.ranks.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
-                                       state.kernels->bound, 0});
+  result_.timelines.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
+                                           state.kernels->bound, 0});
   result_.meetings.emplace_back(shape->meeting_count, Rendezvous{}, result_.timing_memory.get());
 }
 
@@ -176,7 +176,7 @@ ExecutionResult Executor::replay_once() {
   const std::size_t ops = trace_.op_count();
   result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
   counter_memory_ = std::make_unique<HugePageArena>(ops * sizeof(DepCount));
-  result_.ranks.reserve(trace_.ranks.size());
+  result_.timelines.reserve(trace_.ranks.size());
   result_.meetings.reserve(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
@@ -193,7 +193,7 @@ ExecutionResult Executor::replay_once() {
                                std::to_string(ranks_[r].finished) + " of " + std::to_string(ranks_[r].ops->size()) +
                                " ops (a collective some group member never reaches?)");
     }
-    result_.step_time = std::max(result_.step_time, result_.ranks[r].finish);
+    result_.step_time = std::max(result_.step_time, result_.timelines[r].finish);
   }
   result_.events = engine_.events_processed();
   result_.flows = network_->flows_started();
@@ -231,7 +231,7 @@ void Executor::arrive(std::uint32_t rank, OpIndex op) {
 }
 
 void Executor::start_op(std::uint32_t rank, OpIndex op) {
-  result_.ranks[rank].ops[op].start = engine_.now();
+  result_.timelines[rank].ops[op].start = engine_.now();
   if (ranks_[rank].shape->brief[op].compute) {
     start_compute(rank, op);
     return;
@@ -308,7 +308,7 @@ std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex 
 
 void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
-  auto& timings = result_.ranks[rank].ops;
+  auto& timings = result_.timelines[rank].ops;
   TimePs end = engine_.now() + kernel_time(state, op);
   while (const auto next = chained_kernel(state, op)) {
     settle_kernel(rank, op, end);  // the next kernel's count reaches zero here too
@@ -316,7 +316,7 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
     timings[op].start = end;
     end += kernel_time(state, op);
   }
-  result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, end);
+  result_.timelines[rank].finish = std::max(result_.timelines[rank].finish, end);
   if (closes_early(state, op)) {
     state.stream_busy[stream_index(Stream::compute)] = false;
     settle_kernel(rank, op, end);
@@ -357,7 +357,7 @@ bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependen
 // at `end`, stream by stream as finish_op would start them.
 void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   RankState& state = ranks_[rank];
-  result_.ranks[rank].ops[op].end = end;
+  result_.timelines[rank].ops[op].end = end;
   ++state.finished;
   ++state.stream_head[stream_index(Stream::compute)];
   const ProgramShape& shape = *state.shape;
@@ -372,7 +372,7 @@ void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   for (std::size_t s = 0; s < kStreamCount; ++s) {
     if (!released[s]) continue;
     state.stream_busy[s] = true;
-    result_.ranks[rank].ops[*released[s]].start = end;
+    result_.timelines[rank].ops[*released[s]].start = end;
     arrive(rank, *released[s]);
   }
 }
@@ -431,9 +431,9 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   // Members may have arrived ahead of the clock (settle_kernel): the
   // collective starts when the last of them arrives.
   OpRef last{first_rank, first_op};
-  TimePs ready = result_.ranks[last.rank].ops[last.op].start;
+  TimePs ready = result_.timelines[last.rank].ops[last.op].start;
   for (const auto& [rank, op] : arrived) {
-    const TimePs start = result_.ranks[rank].ops[op].start;
+    const TimePs start = result_.timelines[rank].ops[op].start;
     if (start > ready || (start == ready && rank < last.rank)) last = OpRef{rank, op}, ready = start;
   }
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
@@ -545,8 +545,8 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
   const std::uint32_t transfer = transfers_.acquire();
   transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op};
   // A side that arrived ahead of the clock (settle_kernel) starts the bytes later.
-  const TimePs sent = result_.ranks[sender].ops[send_op].start;
-  const TimePs received = result_.ranks[receiver].ops[receive_op].start;
+  const TimePs sent = result_.timelines[sender].ops[send_op].start;
+  const TimePs received = result_.timelines[receiver].ops[receive_op].start;
   const TimePs both_posted = std::max(sent, received);
   const Rendezvous meeting{both_posted, received > sent ? OpRef{receiver, receive_op} : OpRef{sender, send_op}};
   record_meeting(sender, send_op, meeting);
@@ -588,8 +588,8 @@ void Executor::record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& 
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
-  result_.ranks[rank].ops[op].end = engine_.now();
-  result_.ranks[rank].finish = std::max(result_.ranks[rank].finish, engine_.now());
+  result_.timelines[rank].ops[op].end = engine_.now();
+  result_.timelines[rank].finish = std::max(result_.timelines[rank].finish, engine_.now());
   ++state.finished;
   const std::size_t stream = stream_index(state.shape->brief[op].stream);
   state.stream_busy[stream] = false;
@@ -710,7 +710,8 @@ bool Executor::unfold_links() {
   return true;
 }
 
-// Copies representative `rep`'s timings to its images; a meeting's last
+// Points representative `rep`'s images at its timings (copy_of: they are
+// shared, not copied) and copies its meetings to them; a meeting's last
 // arrival is the image's own party, except on a data-parallel group, whose
 // members all arrive at once, so a full replay names the lowest rank (the
 // representative's, as fold_replicas checked).
@@ -724,15 +725,12 @@ void Executor::unfold_rank(std::uint32_t rep) {
       spanning[shape.meeting_position[i]] = true;
     }
   }
-  const RankTimeline& timeline = result_.ranks[rep];
   const auto& meetings = result_.meetings[rep];
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
     const std::uint32_t image = fold_->image(rep, j);
     result_.copy_of[image] = rep;
-    RankTimeline& copy = result_.ranks[image];
-    copy.ops.assign(timeline.ops.begin(), timeline.ops.end());
-    copy.bound = timeline.bound;
-    copy.finish = timeline.finish;
+    result_.timelines[image].bound = result_.timelines[rep].bound;
+    result_.timelines[image].finish = result_.timelines[rep].finish;
     auto& image_meetings = result_.meetings[image];
     image_meetings.assign(meetings.begin(), meetings.end());
     for (std::size_t m = 0; m < image_meetings.size(); ++m) {

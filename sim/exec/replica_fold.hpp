@@ -1,7 +1,7 @@
 #pragma once
 // Data-parallel replicas that replay alike, found from the trace and the
 // system before a replay, so that the executor can replay one of them (the
-// representative, replica 0) and copy its timings to the others.
+// representative, replica 0) and let the others share its timings.
 //
 // A replica is a set of ranks joined by pipeline transfers and by every
 // collective that is not data-parallel (TP, embedding, EP groups). Ranks at

@@ -57,7 +57,7 @@ void fill_segments(const Trace& trace, const ExecutionResult& result, const Rend
                    std::uint32_t rank, StreamSegments& lists) {
   for (auto& list : lists) list.clear();
   const auto& ops = trace.ops(rank);
-  const auto& timeline = result.ranks[rank];
+  const auto& timeline = result.timeline(rank);
   bool pipelined = false;
   for (OpIndex i = 0; i < ops.size(); ++i) {
     const OpTiming& t = timeline.ops[i];

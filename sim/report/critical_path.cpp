@@ -59,9 +59,9 @@ std::string resource_of(const Trace& trace, OpRef ref) {
 OpRef last_finishing(const ExecutionResult& result) {
   OpRef best{};
   TimePs end = -1;
-  for (std::uint32_t r = 0; r < result.ranks.size(); ++r) {
-    for (OpIndex i = 0; i < result.ranks[r].ops.size(); ++i) {
-      if (result.ranks[r].ops[i].end > end) end = result.ranks[r].ops[i].end, best = {r, i};
+  for (std::uint32_t r = 0; r < result.rank_count(); ++r) {
+    for (OpIndex i = 0; i < result.timeline(r).ops.size(); ++i) {
+      if (result.timeline(r).ops[i].end > end) end = result.timeline(r).ops[i].end, best = {r, i};
     }
   }
   return best;
@@ -72,7 +72,7 @@ std::optional<OpRef> gate_of(const Trace& trace, const ExecutionResult& result,
                              const std::vector<std::vector<OpIndex>>& prev, OpRef ref) {
   std::optional<OpIndex> best;
   if (const OpIndex before = prev[trace.ranks[ref.rank].program][ref.op]; before != kNoOp) best = before;
-  const auto& timeline = result.ranks[ref.rank].ops;
+  const auto& timeline = result.timeline(ref.rank).ops;
   for (OpIndex d : trace.ops(ref.rank)[ref.op].deps) {
     if (!best || timeline[d].end > timeline[*best].end) best = d;
   }
@@ -100,7 +100,7 @@ CriticalPath critical_path(const Trace& trace, const ExecutionResult& result, co
   std::size_t budget = 0;             // every op at most once: a guard against zero-time cycles
   budget = trace.op_count();
   while (current && budget-- > 0) {
-    const OpTiming& t = result.ranks[current->rank].ops[current->op];
+    const OpTiming& t = result.timeline(current->rank).ops[current->op];
     const Rendezvous rv = rendezvous.at(current->rank, current->op);
     const TimePs start = std::min(std::max(rv.ready, t.start), t.end);
     path.gaps += std::max<TimePs>(0, reached - t.end);
@@ -110,7 +110,7 @@ CriticalPath critical_path(const Trace& trace, const ExecutionResult& result, co
     // A rendezvous that waited on a later party continues through that party.
     const OpRef gated = rv.last_arrival == *current ? *current : rv.last_arrival;
     current = gate_of(trace, result, prev, gated);
-    if (current && result.ranks[current->rank].ops[current->op].end > reached) current.reset();  // no progress
+    if (current && result.timeline(current->rank).ops[current->op].end > reached) current.reset();  // no progress
   }
   path.gaps += reached;  // before the first op on the path
   std::reverse(path.ops.begin(), path.ops.end());

@@ -47,7 +47,7 @@ class CsvFile {
 // What bounds a compute op (compute, memory or launch); empty for other ops.
 std::string bound_field(const RunView& run, std::uint32_t rank, const Op& op, OpIndex i) {
   if (!std::holds_alternative<ComputeWork>(op.work)) return "";
-  return to_string(run.result.ranks[rank].kernel_bound(i));
+  return to_string(run.result.timeline(rank).kernel_bound(i));
 }
 
 void write_ops(const RunView& run, const std::filesystem::path& dir) {
@@ -57,7 +57,7 @@ void write_ops(const RunView& run, const std::filesystem::path& dir) {
   for (std::uint32_t r = 0; r < run.trace.ranks.size(); ++r) {
     const auto& ops = run.trace.ops(r);
     for (OpIndex i = 0; i < ops.size(); ++i) {
-      const OpTiming& t = run.result.ranks[r].ops[i];
+      const OpTiming& t = run.result.timeline(r).ops[i];
       const std::string stream = is_host_side(ops[i]) ? "host" : std::string(stream_name(ops[i].stream));
       csv.row({std::to_string(r), std::to_string(i), field(ops[i].name), std::string(to_string(ops[i].phase)), stream,
                work_kind(ops[i]), work_dimension(ops[i]), ms(t.start), ms(std::max(t.start, rendezvous.at(r, i).ready)),

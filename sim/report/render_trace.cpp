@@ -40,11 +40,11 @@ void add_rank_tracks(const RunView& run, std::uint32_t rank, json& events) {
 
 json op_event(const RunView& run, const Rendezvous& rv, std::uint32_t rank, OpIndex i) {
   const Op& op = run.trace.ops(rank)[i];
-  const OpTiming& t = run.result.ranks[rank].ops[i];
+  const OpTiming& t = run.result.timeline(rank).ops[i];
   json args = {{"op", i}, {"kind", work_kind(op)}, {"bytes", work_bytes(op)}};
   if (std::holds_alternative<ComputeWork>(op.work)) {
     args["flops"] = work_flops(op);
-    args["bound"] = to_string(run.result.ranks[rank].kernel_bound(i));
+    args["bound"] = to_string(run.result.timeline(rank).kernel_bound(i));
   }
   if (const std::string dim = work_dimension(op); !dim.empty()) {
     args["dimension"] = dim;

@@ -38,9 +38,9 @@ std::vector<OpIndex> arrival_order(const std::vector<OpIndex>& ops, const std::v
 Rendezvous last_of(const std::vector<OpRef>& parties, const ExecutionResult& result) {
   OpRef last = parties.front();
   for (const OpRef& p : parties) {
-    if (result.ranks[p.rank].ops[p.op].start > result.ranks[last.rank].ops[last.op].start) last = p;
+    if (result.timeline(p.rank).ops[p.op].start > result.timeline(last.rank).ops[last.op].start) last = p;
   }
-  return {result.ranks[last.rank].ops[last.op].start, last};
+  return {result.timeline(last.rank).ops[last.op].start, last};
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ Rendezvous& RendezvousTable::matched(std::uint32_t rank, OpIndex op) {
 
 Rendezvous RendezvousTable::at(std::uint32_t rank, OpIndex op) const {
   const std::uint32_t position = position_[trace_->ranks[rank].program][op];
-  if (position == kNone) return {result_->ranks[rank].ops[op].start, OpRef{rank, op}};
+  if (position == kNone) return {result_->timeline(rank).ops[op].start, OpRef{rank, op}};
   return meetings()[rank][position];
 }
 
@@ -92,7 +92,7 @@ RendezvousTable rendezvous_from_timings(const Trace& trace, const ExecutionResul
   RendezvousTable table(trace, result, RendezvousTable::FromTimings{});
   table.matched_.resize(trace.ranks.size());
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
-    for (OpIndex i : table.meeting_ops(r)) table.matched_[r].push_back({result.ranks[r].ops[i].start, OpRef{r, i}});
+    for (OpIndex i : table.meeting_ops(r)) table.matched_[r].push_back({result.timeline(r).ops[i].start, OpRef{r, i}});
   }
   std::vector<std::vector<Rendezvous>> instances(trace.groups.size());  // [group][k]: the last arrival
   std::vector<std::pair<std::uint32_t, std::uint32_t>> instance_of;     // per collective visited: (group, k)
@@ -102,9 +102,9 @@ RendezvousTable rendezvous_from_timings(const Trace& trace, const ExecutionResul
   for (std::uint32_t r = 0; r < trace.ranks.size(); ++r) {
     const auto& ops = trace.ops(r);
     std::fill(calls_on_group.begin(), calls_on_group.end(), 0);
-    order[r] = arrival_order(table.meeting_ops(r), ops, result.ranks[r]);
+    order[r] = arrival_order(table.meeting_ops(r), ops, result.timeline(r));
     for (OpIndex i : order[r]) {
-      const TimePs start = result.ranks[r].ops[i].start;
+      const TimePs start = result.timeline(r).ops[i].start;
       if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
         const std::uint32_t group = trace.group(r, *call);
         auto& calls = instances.at(group);
@@ -147,7 +147,7 @@ std::vector<TimePs> time_waited_on(const Trace& trace, const ExecutionResult& re
     for (OpIndex i : table.meeting_ops(r)) {
       const Rendezvous meet = table.at(r, i);
       if (meet.last_arrival.rank == r) continue;
-      const OpTiming& t = result.ranks[r].ops[i];
+      const OpTiming& t = result.timeline(r).ops[i];
       waited[meet.last_arrival.rank] += std::clamp(meet.ready, t.start, t.end) - t.start;
     }
   }

@@ -73,12 +73,12 @@ TEST_CASE("a receive completes with its send and unblocks what depends on it", "
   trace.programs[0] = {compute("produce", 1e12), peer("send", PeerTransfer::Side::send, 1, 1e9, {0})};
   trace.programs[1] = {peer("recv", PeerTransfer::Side::receive, 0, 1e9), compute("consume", 1e12, {0})};
   const auto r = f.run(trace);
-  const auto& send = r.ranks[0].ops[1];
-  const auto& recv = r.ranks[1].ops[0];
-  CHECK(send.start == r.ranks[0].ops[0].end);  // send waits for its producer
-  CHECK(recv.start == 0);                      // the receive is posted at once...
-  CHECK(recv.end == send.end);                 // ...and completes with the send
-  CHECK(r.ranks[1].ops[1].start == recv.end);  // the consumer waits for the data
+  const auto& send = r.timeline(0).ops[1];
+  const auto& recv = r.timeline(1).ops[0];
+  CHECK(send.start == r.timeline(0).ops[0].end);  // send waits for its producer
+  CHECK(recv.start == 0);                         // the receive is posted at once...
+  CHECK(recv.end == send.end);                    // ...and completes with the send
+  CHECK(r.timeline(1).ops[1].start == recv.end);  // the consumer waits for the data
   // 1 GB over one NVLink4 direction at its effective rate, plus latency.
   const double transfer_s = ps_to_seconds(send.end - send.start);
   CHECK(transfer_s == Approx(1e9 / f.links.defaults(LinkKind::nvlink4).effective().bytes_per_s).epsilon(0.02));
@@ -90,11 +90,11 @@ TEST_CASE("a collective starts only when every member reaches it", "[exec]") {
   trace.programs[0] = {compute("short", 1e11), all_reduce(1e8, {0})};
   trace.programs[1] = {compute("long", 1e13), all_reduce(1e8, {0})};
   const auto r = f.run(trace);
-  const TimePs late_arrival = r.ranks[1].ops[0].end;
-  CHECK(r.ranks[0].ops[1].start < late_arrival);  // rank 0 arrived early and waited
-  CHECK(r.ranks[0].ops[1].end == r.ranks[1].ops[1].end);
-  CHECK(r.ranks[0].ops[1].end > late_arrival);
-  CHECK(r.step_time == r.ranks[1].ops[1].end);
+  const TimePs late_arrival = r.timeline(1).ops[0].end;
+  CHECK(r.timeline(0).ops[1].start < late_arrival);  // rank 0 arrived early and waited
+  CHECK(r.timeline(0).ops[1].end == r.timeline(1).ops[1].end);
+  CHECK(r.timeline(0).ops[1].end > late_arrival);
+  CHECK(r.step_time == r.timeline(1).ops[1].end);
 }
 
 TEST_CASE("ops on one stream run one at a time in list order", "[exec]") {
@@ -103,8 +103,8 @@ TEST_CASE("ops on one stream run one at a time in list order", "[exec]") {
   // Both are ready at time 0, but the stream serialises them.
   trace.programs[0] = {compute("a", 1e12), compute("b", 1e12)};
   const auto r = f.run(trace);
-  CHECK(r.ranks[0].ops[1].start == r.ranks[0].ops[0].end);
-  CHECK(r.ranks[0].ops[0].end - r.ranks[0].ops[0].start == r.ranks[0].ops[1].end - r.ranks[0].ops[1].start);
+  CHECK(r.timeline(0).ops[1].start == r.timeline(0).ops[0].end);
+  CHECK(r.timeline(0).ops[0].end - r.timeline(0).ops[0].start == r.timeline(0).ops[1].end - r.timeline(0).ops[1].start);
 }
 
 TEST_CASE("compute and communication streams overlap", "[exec]") {
@@ -113,8 +113,8 @@ TEST_CASE("compute and communication streams overlap", "[exec]") {
   for (auto& program : trace.programs)
     program = {compute("grad", 1e11), all_reduce(5e8, {0}), compute("more", 1e13, {0})};
   const auto r = f.run(trace);
-  const auto& comm = r.ranks[0].ops[1];
-  const auto& more = r.ranks[0].ops[2];
+  const auto& comm = r.timeline(0).ops[1];
+  const auto& more = r.timeline(0).ops[2];
   CHECK(comm.start == more.start);  // both wait only for "grad"
   CHECK(comm.end < more.end);
 }
@@ -127,15 +127,15 @@ TEST_CASE("a kernel that releases a collective hands its end to the next kernel 
   const auto r = f.run(trace);
   for (std::uint32_t rank = 0; rank < 2; ++rank) {
     INFO("rank " << rank);
-    const auto& ops = r.ranks[rank].ops;
+    const auto& ops = r.timeline(rank).ops;
     CHECK(ops[1].start == ops[0].end);  // the all-reduce is posted as "grad" ends
     CHECK(ops[2].start == ops[0].end);  // and "more" starts then too
     CHECK(ops[2].end > ops[2].start);
   }
-  const TimePs slow_grad_end = r.ranks[1].ops[0].end;
-  CHECK(slow_grad_end > r.ranks[0].ops[0].end);
-  CHECK(r.ranks[0].ops[1].end == r.ranks[1].ops[1].end);  // one collective, done for both at once
-  CHECK(r.ranks[0].ops[1].end > slow_grad_end);
+  const TimePs slow_grad_end = r.timeline(1).ops[0].end;
+  CHECK(slow_grad_end > r.timeline(0).ops[0].end);
+  CHECK(r.timeline(0).ops[1].end == r.timeline(1).ops[1].end);  // one collective, done for both at once
+  CHECK(r.timeline(0).ops[1].end > slow_grad_end);
   // Rank 0 waited for rank 1's all-reduce, posted as rank 1's "grad" ended.
   REQUIRE(r.meetings.size() == 2);
   CHECK(r.meetings[0][0].ready == slow_grad_end);
@@ -179,9 +179,9 @@ TEST_CASE("the same trace replays to identical timings", "[exec][determinism]") 
   const auto a = f.run(trace);
   const auto b = f.run(trace);
   for (std::size_t r = 0; r < 2; ++r) {
-    for (std::size_t i = 0; i < a.ranks[r].ops.size(); ++i) {
-      CHECK(a.ranks[r].ops[i].start == b.ranks[r].ops[i].start);
-      CHECK(a.ranks[r].ops[i].end == b.ranks[r].ops[i].end);
+    for (std::size_t i = 0; i < a.timeline(r).ops.size(); ++i) {
+      CHECK(a.timeline(r).ops[i].start == b.timeline(r).ops[i].start);
+      CHECK(a.timeline(r).ops[i].end == b.timeline(r).ops[i].end);
     }
   }
 }
@@ -220,10 +220,10 @@ TEST_CASE("a progress callback sees the replay advance to its end and changes no
   CHECK(watched.step_time == plain.step_time);
   CHECK(watched.events == plain.events);
   CHECK(watched.flows == plain.flows);
-  for (std::size_t r = 0; r < plain.ranks.size(); ++r) {
-    for (std::size_t i = 0; i < plain.ranks[r].ops.size(); ++i) {
-      CHECK(watched.ranks[r].ops[i].start == plain.ranks[r].ops[i].start);
-      CHECK(watched.ranks[r].ops[i].end == plain.ranks[r].ops[i].end);
+  for (std::size_t r = 0; r < plain.rank_count(); ++r) {
+    for (std::size_t i = 0; i < plain.timeline(r).ops.size(); ++i) {
+      CHECK(watched.timeline(r).ops[i].start == plain.timeline(r).ops[i].start);
+      CHECK(watched.timeline(r).ops[i].end == plain.timeline(r).ops[i].end);
     }
   }
 }

@@ -1,10 +1,11 @@
-// Replaying alike data-parallel replicas once and copying them
+// Replaying alike data-parallel replicas once and sharing their timings
 // (sim/exec/replica_fold.hpp) must give exactly the answer of replaying every
 // rank: the whole JSON report (step time, every rank's breakdown, links,
 // collectives, critical path, bottleneck) byte for byte, except the replay's
 // own event and flow counts. Where ranks are not alike (a straggler, mixed
 // GPUs) the replay must not fold; where the fabric makes images contend
 // differently it must notice and replay every rank.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <optional>
@@ -23,6 +24,9 @@ namespace {
 struct Replays {
   std::string folded;  // JSON report of the default replay
   std::string full;    // JSON report of the replay of every rank
+  // Ranks whose op timings, as ExecutionResult::timeline gives them, differ
+  // between the two replays (an image shares its representative's).
+  std::uint32_t ranks_timed_otherwise = 0;
   std::uint32_t replicas_folded = 0;
   std::optional<Executor::FoldAbandoned> abandoned;  // why the default replay replayed every rank
 };
@@ -40,13 +44,22 @@ Replays replay_both(const std::string& config_path) {
   const Scenario s = load_scenario(config_path);
   Replays out;
   Executor folded(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
-  out.folded = report_json(s, folded.run());
+  const ExecutionResult folded_result = folded.run();
+  out.folded = report_json(s, folded_result);
   out.replicas_folded = folded.replicas_folded();
   out.abandoned = folded.fold_abandoned();
   Executor full(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
   full.set_replay_mode(ReplayMode::every_rank);
-  out.full = report_json(s, full.run());
+  const ExecutionResult full_result = full.run();
+  out.full = report_json(s, full_result);
   REQUIRE(full.replicas_folded() == 1);
+  REQUIRE(folded_result.rank_count() == full_result.rank_count());
+  for (std::uint32_t r = 0; r < full_result.rank_count(); ++r) {
+    const auto& a = folded_result.timeline(r).ops;
+    const auto& b = full_result.timeline(r).ops;
+    const auto same = [](const OpTiming& x, const OpTiming& y) { return x.start == y.start && x.end == y.end; };
+    if (a.size() != b.size() || !std::equal(a.begin(), a.end(), b.begin(), same)) ++out.ranks_timed_otherwise;
+  }
   return out;
 }
 
@@ -103,6 +116,7 @@ TEST_CASE("alike replicas on a non-blocking fat tree fold and give the full repl
   CHECK(r.replicas_folded == 8);  // the mechanism ran: 8 data-parallel replicas replayed as one
   CHECK_FALSE(r.abandoned);
   CHECK(r.folded == r.full);
+  CHECK(r.ranks_timed_otherwise == 0);  // every image's shared timeline is its own in the full replay
 }
 
 TEST_CASE("a straggler makes its replica unlike the others: no fold, the full replay's report", "[exec][fold]") {
@@ -154,4 +168,5 @@ TEST_CASE("static fabric routing keeps replicas alike across leaves: they fold, 
   CHECK(fixed.replicas_folded == 8);
   CHECK_FALSE(fixed.abandoned);
   CHECK(fixed.folded == fixed.full);
+  CHECK(fixed.ranks_timed_otherwise == 0);
 }

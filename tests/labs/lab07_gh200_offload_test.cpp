@@ -21,7 +21,7 @@ const std::string kLab = "labs/07-gh200-offload/";
 const OpTiming& timing_of(const testing::PlanRun& run, const std::string& name) {
   const auto& ops = run.scenario.trace.ops(0);
   for (OpIndex i = 0; i < ops.size(); ++i) {
-    if (ops[i].name == name) return run.result.ranks[0].ops[i];
+    if (ops[i].name == name) return run.result.timeline(0).ops[i];
   }
   FAIL("no op " << name);
   throw std::logic_error("unreachable");

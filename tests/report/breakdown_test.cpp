@@ -59,7 +59,8 @@ TEST_CASE("rank 1: waiting for a straggler is idle, waiting for a pipeline send 
 TEST_CASE("kernels at the launch floor are launch-bound, not memory-bound, and the sum stays exact", "[report]") {
   auto step = testing::two_rank_step();
   const auto c = KernelBound::compute, m = KernelBound::memory, l = KernelBound::launch;
-  step.result.ranks[0].bound = std::make_shared<std::vector<KernelBound>>(std::vector<KernelBound>{c, l, c, c, m, c});
+  step.result.timelines[0].bound =
+      std::make_shared<std::vector<KernelBound>>(std::vector<KernelBound>{c, l, c, c, m, c});
   const TimeBreakdown b = rank_breakdown(step.trace, step.result, match_rendezvous(step.trace, step.result), 0);
   CHECK(b[Category::compute_bound] == 40);
   CHECK(b[Category::compute_launch_bound] == 20);  // 50-70, was memory-bound above
@@ -97,7 +98,7 @@ TEST_CASE("the critical path runs back through the late pipeline send", "[report
 
 TEST_CASE("a timeline with two ops of one stream overlapping is refused, not mis-summed", "[report]") {
   auto step = testing::two_rank_step();
-  step.result.ranks[0].ops[1] = {30, 70};  // the memory-bound kernel now overlaps the first one (0-40)
+  step.result.timelines[0].ops[1] = {30, 70};  // the memory-bound kernel now overlaps the first one (0-40)
   CHECK_THROWS_WITH(rank_breakdown(step.trace, step.result, match_rendezvous(step.trace, step.result), 0),
                     Catch::Contains("overlap"));
   CHECK_NOTHROW(rank_breakdown(step.trace, step.result, match_rendezvous(step.trace, step.result), 1));

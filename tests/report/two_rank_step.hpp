@@ -47,13 +47,13 @@ inline HandStep two_rank_step() {
       make_op(Stream::communication, OpPhase::forward, receive),
       make_op(Stream::compute, OpPhase::forward, ComputeWork{}, {1}),
   };
-  s.result.ranks.resize(2);
-  s.result.ranks[0].ops = {{0, 40}, {50, 70}, {30, 60}, {75, 80}, {80, 90}, {80, 90}};
+  s.result.timelines.resize(2);
+  s.result.timelines[0].ops = {{0, 40}, {50, 70}, {30, 60}, {75, 80}, {80, 90}, {80, 90}};
   const auto c = KernelBound::compute, m = KernelBound::memory;
-  s.result.ranks[0].bound = std::make_shared<std::vector<KernelBound>>(std::vector<KernelBound>{c, m, c, c, m, c});
-  s.result.ranks[0].finish = 90;
-  s.result.ranks[1].ops = {{35, 60}, {60, 90}, {90, 100}};
-  s.result.ranks[1].finish = 100;
+  s.result.timelines[0].bound = std::make_shared<std::vector<KernelBound>>(std::vector<KernelBound>{c, m, c, c, m, c});
+  s.result.timelines[0].finish = 90;
+  s.result.timelines[1].ops = {{35, 60}, {60, 90}, {90, 100}};
+  s.result.timelines[1].finish = 100;
   s.result.step_time = 100;
   return s;
 }

@@ -62,7 +62,7 @@ double cp_transfer_s(const testing::PlanRun& run) {
     const Rendezvous& met = run.result.meetings[0][meeting++];
     const auto* t = std::get_if<PeerTransfer>(&ops[i].work);
     if (t == nullptr || t->dimension != CommDimension::context || t->side != PeerTransfer::Side::receive) continue;
-    sum += ps_to_seconds(run.result.ranks[0].ops[i].end - met.ready);
+    sum += ps_to_seconds(run.result.timeline(0).ops[i].end - met.ready);
   }
   return sum;
 }

@@ -68,7 +68,7 @@ TEST_CASE("ZeRO-1: overlap_param_gather hides the weight all-gather under the fi
   const auto gather =
       std::find_if(off_ops.begin(), off_ops.end(), [](const Op& op) { return op.name == "weights.all_gather"; });
   REQUIRE(gather != off_ops.end());
-  const OpTiming& g = off.result.ranks[0].ops[static_cast<std::size_t>(gather - off_ops.begin())];
+  const OpTiming& g = off.result.timeline(0).ops[static_cast<std::size_t>(gather - off_ops.begin())];
   const TimePs gather_time = g.end - g.start;
   const TimePs exposed_off = exposed_communication(off);
   const TimePs exposed_on = exposed_communication(on);

@@ -23,7 +23,7 @@ TEST_CASE("profile rank 0 ops", "[.profile]") {
         name = name.substr(name.find('.') + 1);
       }
     }
-    const auto& t = run.result.ranks[0].ops[i];
+    const auto& t = run.result.timeline(0).ops[i];
     by_name[std::string(ops[i].stream == Stream::compute ? "C " : "X ") + name] += ps_to_seconds(t.end - t.start);
   }
   for (const auto& [name, s] : by_name) std::printf("%-50s %10.3f ms\n", name.c_str(), s * 1e3);

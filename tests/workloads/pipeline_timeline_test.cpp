@@ -35,7 +35,7 @@ std::string pass_key(const std::string& name) {
 // them from its first forward op's start to its last backward op's end.
 int peak_held_passes(const testing::PlanRun& run, std::uint32_t rank) {
   const auto& ops = run.scenario.trace.ops(rank);
-  const auto& timings = run.result.ranks[rank].ops;
+  const auto& timings = run.result.timeline(rank).ops;
   std::map<std::string, std::pair<TimePs, TimePs>> held;  // pass -> (first forward start, last backward end)
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!std::holds_alternative<ComputeWork>(ops[i].work)) continue;

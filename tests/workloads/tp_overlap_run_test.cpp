@@ -53,7 +53,7 @@ struct OpTimes {
 // Summed kernel time of rank 0's ops whose name is `name` or `name`.chunkN.
 OpTimes gemm_time(const testing::PlanRun& run, const std::string& name) {
   const auto& ops = run.scenario.trace.ops(0);
-  const auto& timings = run.result.ranks[0].ops;
+  const auto& timings = run.result.timeline(0).ops;
   OpTimes t;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].name == name || ops[i].name.rfind(name + ".chunk", 0) == 0) {
@@ -122,7 +122,7 @@ TEST_CASE("TP overlap: the ring-exchange GEMM keeps every SM and starts on the r
           "[plans][tp_overlap]") {
   const testing::PlanRun on = run_tp8(true);
   const auto& ops = on.scenario.trace.ops(0);
-  const auto& timings = on.result.ranks[0].ops;
+  const auto& timings = on.result.timeline(0).ops;
   int chunks = 0, steps = 0;
   TimePs ln1_end = 0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
