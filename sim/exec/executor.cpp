@@ -558,19 +558,32 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
   }
 }
 
+// A pipeline transfer's ECMP key: one per sender and receiver pair, as NCCL
+// keeps one connection (queue pair, so one source port to hash) per peer.
+// Keyless, every transfer would take the first least-cost route, on a fat
+// tree every leaf's first spine. The top bit keeps these keys apart from the
+// collectives' sequential ones.
+namespace {
+std::uint64_t peer_flow_key(std::uint32_t sender, std::uint32_t receiver) {
+  return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(sender) << 32) | receiver;
+}
+}  // namespace
+
 void Executor::start_transfer(std::uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
-  const Path& path = system_.route(ranks_[t.sender].endpoint, ranks_[t.receiver].endpoint);
+  const Path& path =
+      system_.route(ranks_[t.sender].endpoint, ranks_[t.receiver].endpoint, peer_flow_key(t.sender, t.receiver));
   network_->start(path, send.bytes, [this, transfer] { finish_transfer(transfer); });
   if (!fold_) return;
   // The images' transfers start now too, on their own routes.
   const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");
   transfers_[transfer].check = check;
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
-    const EndpointId from = ranks_[fold_->image(t.sender, j)].endpoint;
-    const EndpointId to = ranks_[fold_->image(t.receiver, j)].endpoint;
-    network_->start(system_.route(from, to), send.bytes, [this, check] { note_end(check); });
+    const std::uint32_t sender = fold_->image(t.sender, j), receiver = fold_->image(t.receiver, j);
+    const Path& image_path =
+        system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint, peer_flow_key(sender, receiver));
+    network_->start(image_path, send.bytes, [this, check] { note_end(check); });
   }
 }
 
