@@ -24,6 +24,9 @@ import time
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure_gpu import time_ms  # noqa: E402
+
 SHAPES = [(8192, 8192, 8192), (24576, 6144, 1536)]
 DUTIES = [1.0, 0.85, 0.7, 0.5]
 GEMMS_PER_ROUND = 8
@@ -34,21 +37,6 @@ METHOD = ("bf16 a@b on random normal data; burst = median of 20 CUDA-event-timed
 
 def event():
     return torch.cuda.Event(enable_timing=True)
-
-
-def median_ms(fn, calls=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(calls):
-        s, e = event(), event()
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 def rounds(a, b, dst, src, copies, seconds):
@@ -76,8 +64,8 @@ def main(out_dir, seconds):
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
         b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
         time.sleep(8)
-        burst = median_ms(lambda: a @ b)
-        copy_ms = median_ms(lambda: dst.copy_(src), 5)
+        burst = time_ms(lambda: a @ b, reps=20, warmup=3)
+        copy_ms = time_ms(lambda: dst.copy_(src), reps=5, warmup=3)
         entry = dict(m=m, n=n, k=k, burst_median_ms=round(burst, 4), copy_1gib_ms=round(copy_ms, 4), duties=[])
         result["shapes"].append(entry)
         for d in DUTIES:
