@@ -87,7 +87,8 @@ struct ExecutionResult {
   }
 
   // Where the executor puts the ranks' timings (declared first, so it
-  // outlives them on destruction); copies of a timeline take ordinary memory.
+  // outlives them on destruction); a timeline built by hand takes ordinary
+  // memory.
   std::shared_ptr<std::pmr::memory_resource> timing_memory;
   // Per rank, the timings the replay wrote. After a folded replay an image's
   // entry is empty: it shares its representative's (copy_of), so that a
