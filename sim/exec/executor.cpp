@@ -741,9 +741,7 @@ void Executor::unfold_rank(std::uint32_t rep) {
   const auto& meetings = result_.meetings[rep];
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
     const std::uint32_t image = fold_->image(rep, j);
-    result_.copy_of[image] = rep;
-    result_.timelines[image].bound = result_.timelines[rep].bound;
-    result_.timelines[image].finish = result_.timelines[rep].finish;
+    result_.copy_of[image] = rep;  // timeline(image) now reads the representative's entry
     auto& image_meetings = result_.meetings[image];
     image_meetings.assign(meetings.begin(), meetings.end());
     for (std::size_t m = 0; m < image_meetings.size(); ++m) {

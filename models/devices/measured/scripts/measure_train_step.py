@@ -61,7 +61,8 @@ def main():
     c["layers"] = int(sys.argv[6]) if len(sys.argv) > 6 else c["layers"]
     props = torch.cuda.get_device_properties(0)
     result = {"meta": {"gpu": props.name, "date": time.strftime("%Y-%m-%d"), "torch": torch.__version__,
-                       "cuda": torch.version.cuda, "model": c, "name": name, "micro_batch": micro_batch, "accumulation": accumulation,
+                       "cuda": torch.version.cuda, "model": c, "name": name, "micro_batch": micro_batch,
+                       "accumulation": accumulation,
                        "method": "bf16 weights, no autocast; fp32 loss on upcast logits; AdamW foreach; CUDA-event "
                                  "timed steps back to back after 2 warm-ups; burst = median of the first 3, "
                                  "sustained = median over the last 10 s"},
@@ -70,7 +71,7 @@ def main():
     opt = static_state(model)
     batches = [torch.randint(0, c["vocab"], (micro_batch, c["seq"]), device="cuda")
                for _ in range(accumulation)]
-    for name, backend in BACKENDS.items():
+    for backend_name, backend in BACKENDS.items():
         try:
             if backend is None:
                 steps = timed_steps(model, opt, batches, seconds)
@@ -78,11 +79,11 @@ def main():
                 with sdpa_kernel([backend]):
                     steps = timed_steps(model, opt, batches, seconds)
             last = [t for at, t in steps if at >= steps[-1][0] - 10.0]
-            result["runs"].append({"backend": name, "steps": steps,
+            result["runs"].append({"backend": backend_name, "steps": steps,
                                    "burst_s": round(statistics.median(t for _, t in steps[:3]), 4),
                                    "sustained_s": round(statistics.median(last), 4)})
         except Exception as e:
-            result["errors"].append(f"{name}: {type(e).__name__}: {e}"[:400])
+            result["errors"].append(f"{backend_name}: {type(e).__name__}: {e}"[:400])
         with open(os.path.join(out_dir, "train_step.json"), "w") as f:
             json.dump(result, f, indent=1)
         time.sleep(5)
