@@ -55,6 +55,14 @@ ConfigOverrides apply_root_overrides(const ConfigNode& root, const ConfigOverrid
   return into_files;
 }
 
+// Whether an override changes what load_system and the stragglers build.
+bool reaches_system(const ConfigOverrides& overrides) {
+  return std::any_of(overrides.begin(), overrides.end(), [](const ConfigOverride& o) {
+    const std::string key = top_level_key(o.path);
+    return key == "system" || key == "stragglers";
+  });
+}
+
 // The field to blame when the plan needs more GPUs than the system has: the
 // largest dimension the user wrote.
 ConfigNode world_size_field(const ConfigNode& workload_node, const ParallelPlan& p) {
@@ -340,8 +348,12 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
              false,
              {}};
   const ConfigNode system_node = section(root, "system", file_overrides);
-  s.system = load_system(system_node, s.catalogue, s.link_kinds);
-  if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
+  if (options.system && !reaches_system(options.overrides)) {
+    s.system = *options.system;
+  } else {
+    s.system = load_system(system_node, s.catalogue, s.link_kinds);
+    if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
+  }
   const ConfigNode workload_node = section(root, "workload", file_overrides);
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
     TraceWorkload replay = load_trace_workload(workload_node, s.system);

@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 // A scenario is what one config file names: a system and a workload, each
 // inline or in a file of its own (so one system serves many workloads), plus
 // the catalogues they are checked against. Loading it validates everything a
@@ -66,6 +67,11 @@ struct ScenarioOptions {
   bool skip_trace_when_out_of_memory = false;
   // Loaded once for many scenarios; null: load_scenario loads its own.
   const Catalogues* catalogues = nullptr;
+  // The config's system as load_scenario builds it (stragglers applied),
+  // built once for many scenarios of one config: a plan search's plans
+  // override only the workload. Used only when no override reaches into
+  // `system` or `stragglers`; null: load_scenario builds its own.
+  std::shared_ptr<const System> system = nullptr;
 };
 
 // Throws ConfigError (file:line:col, field, what is valid) on any bad input.

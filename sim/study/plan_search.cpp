@@ -75,9 +75,11 @@ class Progress {
 // Loads the config with the plan written over it: invalid (the loader's
 // ConfigError, or a kernel the GPU cannot run), out of memory by the
 // estimate, or fits, with the compute-stream lower bound on its step time.
-void screen(const std::string& config_path, const Catalogues& catalogues, Candidate& c) {
+void screen(const std::string& config_path, const Catalogues& catalogues, const std::shared_ptr<const System>& system,
+            Candidate& c) {
   ScenarioOptions options;
   options.catalogues = &catalogues;
+  options.system = system;
   options.allow_out_of_memory = true;
   options.skip_trace_when_out_of_memory = true;
   options.overrides = plan_overrides(c.plan, kSearchOrigin);
@@ -259,6 +261,8 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
   const Catalogues catalogues = Catalogues::load();
   {
     const Scenario base = load_base(config_path, catalogues);
+    // Plans override only the workload: every plan runs on the base's system.
+    const auto system = std::make_shared<const System>(base.system);
     result.system_label = base.labels.system;
     result.model = base.workload.model.name;
     result.world = base.workload.parallel.world_size();
@@ -284,7 +288,7 @@ SearchResult search_plans(const std::string& config_path, const SearchOptions& o
     const std::vector<std::size_t> mine = share_of(candidates.size(), group);
     std::atomic<std::size_t> screened{0};
     parallel_for(mine.size(), options.jobs, [&](std::size_t k) {
-      screen(config_path, catalogues, candidates[mine[k]]);
+      screen(config_path, catalogues, system, candidates[mine[k]]);
       progress.report("screening", ++screened, mine.size());
     });
     if (group.size() > 1) share_screens(group, mine, candidates);
