@@ -11,12 +11,25 @@
 namespace simctl {
 namespace {
 
+// Every field estimate_compute reads: a program repeats each layer's
+// kernels for every micro-batch, so most of its ops share a few keys.
+using WorkKey = std::tuple<ComputeKind, DType, double, double, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                           FusedAttention, bool, bool, int, bool>;
+
+WorkKey key_of(const ComputeWork& w) {
+  return {w.kind,     w.dtype,  w.flops,    w.memory_bytes, w.m, w.n, w.k, w.batch, w.attention_kernel,
+          w.backward, w.causal, w.comm_sms, w.sustained};
+}
+
 // Per stream, the sum of a program's compute kernel times on one GPU.
 std::array<TimePs, kStreamCount> stream_kernel_sums(const std::vector<Op>& ops, const GpuSpec& gpu, double speed) {
   std::array<TimePs, kStreamCount> sums{};
+  std::map<WorkKey, TimePs> priced;
   for (const Op& op : ops) {
     if (const auto* work = std::get_if<ComputeWork>(&op.work)) {
-      sums[stream_index(op.stream)] += kernel_time_at_speed(estimate_compute(gpu, *work).time, speed);
+      auto [at, added] = priced.try_emplace(key_of(*work), 0);
+      if (added) at->second = kernel_time_at_speed(estimate_compute(gpu, *work).time, speed);
+      sums[stream_index(op.stream)] += at->second;
     }
   }
   return sums;
