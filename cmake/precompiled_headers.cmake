@@ -4,10 +4,10 @@
 # instead of parsed in each (docs/testing.md, "CI time budget").
 #
 # Two PCHs, one per flag set: the libraries' (the build type's -O2) and the
-# tests' (-O1, with Catch2). gcc loads a PCH only where the flags agree and
-# otherwise parses the headers as usual, so a mismatch costs time, never
-# correctness. The clang builds (scripts/sanitize, scripts/fuzz) leave them
-# out: clang refuses a PCH whose macros differ instead of ignoring it.
+# tests' (-O1, with Catch2). gcc loads a PCH only where the macros agree;
+# CMake adds -Winvalid-pch, so under -Werror a mismatch fails the build
+# rather than silently parsing the headers again (hence the Boost macros
+# below). The clang builds (scripts/sanitize, scripts/fuzz) leave them out.
 option(SIMCTL_PCH "Precompile the heavy third-party headers (gcc plain builds)" ON)
 
 set(simctl_pch_headers

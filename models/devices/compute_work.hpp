@@ -58,6 +58,8 @@ struct ComputeWork {
   // (GpuComputeParams::sustained_tensor_slowdown). Kernels timed alone, as
   // the kernel fits and their tests time them, leave it false.
   bool sustained = false;
+  // A field added here that estimate_compute reads must also join the key
+  // compute_bound.cpp prices distinct kernels by.
 };
 
 }  // namespace simctl

@@ -1,9 +1,9 @@
 #pragma once
-#include <memory>
 // A scenario is what one config file names: a system and a workload, each
 // inline or in a file of its own (so one system serves many workloads), plus
 // the catalogues they are checked against. Loading it validates everything a
 // run needs, so `simctl check` and `simctl run` fail on exactly the same input.
+#include <memory>
 #include <string>
 #include <vector>
 
