@@ -34,7 +34,7 @@ from torch.profiler import ProfilerActivity, profile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure_gpu import attention_backends, time_ms  # noqa: E402
-from measure_step_profile import kernel_class  # noqa: E402
+from measure_step_profile import kernel_class, kernel_events  # noqa: E402
 from measure_train_memory import MODELS  # noqa: E402
 
 STEPS = [("mpt-760m", 12 * 2048, 12), ("llama3-8b", 8192, 1)]  # model, tokens per micro-batch, sequences
@@ -57,10 +57,8 @@ def profiled_ms(fn, classes):
         for _ in range(BACK_TO_BACK):
             fn()
         torch.cuda.synchronize()
-    # Kernel events only, as measure_step_profile.py reads them (an operator's
-    # own event would count its kernels again).
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    us = sum(e.time_range.elapsed_us() for e in kernels if kernel_class(e.name) in classes)
+    # Kernel events only: an operator's own event would count its kernels again.
+    us = sum(e.time_range.elapsed_us() for e in kernel_events(prof) if kernel_class(e.name) in classes)
     return us / BACK_TO_BACK / 1e3
 
 

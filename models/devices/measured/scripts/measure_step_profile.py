@@ -36,6 +36,11 @@ def kernel_class(name):
     return "other"
 
 
+def kernel_events(prof):
+    """The GPU kernels a torch.profiler run recorded (not the operators that launched them)."""
+    return [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+
+
 def union_us(intervals):
     total, end = 0.0, None
     for s, e in sorted(intervals):
@@ -64,7 +69,7 @@ def profile_run(name, layers, micro_batch, accumulation):
             step(model, opt, batches)
         torch.cuda.synchronize()
     wall_us = (time.time() - t0) * 1e6
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    kernels = kernel_events(prof)
     by_class, by_name, spans = {}, {}, []
     for e in kernels:
         s, d = e.time_range.start, e.time_range.elapsed_us()
