@@ -57,16 +57,19 @@ Row collective_row(const ConfigNode& point, const CollectiveTuning& tuning) {
 Row copy_row(const ConfigNode& point) {
   const System& system = system_named(point.string("config"));
   const double bytes = static_cast<double>(kGiB);
-  const TimePs t = simulate_copy(system, *system.find(point.string("from")), *system.find(point.string("to")), bytes);
+  const EndpointId from = *system.find(point.string("from")), to = *system.find(point.string("to"));
+  const TimePs t = simulate_copy(system, from, to, bytes);
+  // A copy between nodes goes in the across-nodes table, one GPU per node.
+  const bool across = system.part(from).node != system.part(to).node;
   return {point.string("id"),
           point.bandwidth("bandwidth").gb_per_s(),
           bytes / ps_to_seconds(t) / 1e9,
           "copy",
           false,
           point.has("fitted"),
-          1,
-          0,
-          ""};
+          across ? 2 : 1,
+          across ? 1 : 0,
+          across ? "copy" : ""};
 }
 
 std::vector<Row> all_rows() {
