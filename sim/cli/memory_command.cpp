@@ -7,6 +7,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/set_option.hpp"
 #include "sim/core/digit_groups.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "workloads/rank_grid.hpp"
@@ -76,10 +77,16 @@ void print_host_row(const Scenario& s, const StageMemory& m, std::uint32_t rank,
 
 }  // namespace
 
-boost::program_options::options_description memory_options() { return {}; }
+boost::program_options::options_description memory_options() {
+  boost::program_options::options_description named;
+  add_set_option(named);
+  return named;
+}
 
 int memory_command_main(const ParsedOptions& options, std::ostream& out) {
-  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, true, {}, false, nullptr});
+  const ConfigOverrides overrides = set_overrides(options);
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, true, overrides, false, nullptr});
+  print_set_line(overrides, out);
   if (s.replays_trace_file) throw UsageError("the workload is a trace file; memory is estimated from a model and plan");
   print_header(s, out);
   std::vector<std::string> out_of_memory;

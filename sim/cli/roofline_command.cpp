@@ -13,6 +13,7 @@
 #include "models/devices/roofline_device.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/set_option.hpp"
 #include "sim/report/plot_script.hpp"
 #include "sim/report/roofline.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -104,11 +105,13 @@ po::options_description roofline_options() {
       "json", po::value<std::string>()->value_name("FILE"),
       "write every device's groups as JSON (FLOPs, bytes, FLOP/B, seconds, FLOP/s; docs/output.md)")(
       "plot", po::value<std::string>()->value_name("DIR"), "draw the roofline chart DIR/roofline.png");
+  add_set_option(named);
   return named;
 }
 
 int roofline_command_main(const ParsedOptions& options, std::ostream& out) {
-  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, {}, false, nullptr});
+  const ConfigOverrides overrides = set_overrides(options);
+  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, overrides, false, nullptr});
   if (s.workload.inference)
     throw UsageError(
         "an inference workload (task: inference) has no single step to place; `simctl run` prints "

@@ -6,6 +6,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/progress_bar.hpp"
+#include "sim/cli/set_option.hpp"
 #include "sim/exec/executor.hpp"
 #include "sim/report/plots.hpp"
 #include "sim/report/render.hpp"
@@ -77,6 +78,7 @@ po::options_description run_options() {
       "ignore-memory",
       "simulate a plan whose memory estimate exceeds a GPU's capacity instead of refusing it; the report "
       "is marked OUT OF MEMORY");
+  add_set_option(named);
   return named;
 }
 
@@ -84,7 +86,9 @@ int run_command_main(const ParsedOptions& options, std::ostream& out) {
   ProgressBar progress;
   ScenarioOptions load;
   load.allow_out_of_memory = options.values.count("ignore-memory") > 0;
+  load.overrides = set_overrides(options);
   const Scenario scenario = load_scenario(options.positionals[0], load);
+  print_set_line(load.overrides, out);
   if (scenario.workload.inference) return run_inference_main(options, scenario, progress, out);
   progress.stage("simulating");
   Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);

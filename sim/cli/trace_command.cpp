@@ -7,6 +7,7 @@
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/cli/set_option.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "workloads/trace_json.hpp"
 #include "workloads/trace_rescale.hpp"
@@ -34,13 +35,15 @@ po::options_description trace_options() {
   po::options_description named;
   named.add_options()("ranks", po::value<std::int64_t>()->value_name("M"),
                       "rescale to M ranks (a count): whole data-parallel replicas, same work per rank");
+  add_set_option(named);
   return named;
 }
 
 int trace_command_main(const ParsedOptions& options, std::ostream& out) {
   // An estimate over a GPU's memory does not stop an export: the user may be
   // about to edit the trace.
-  const Scenario s = load_scenario(options.positionals[0], ScenarioOptions{true, false, {}, false, nullptr});
+  const Scenario s =
+      load_scenario(options.positionals[0], ScenarioOptions{true, false, set_overrides(options), false, nullptr});
   if (s.workload.inference)
     throw UsageError("an inference workload (task: inference) has no single step to export; `simctl run` replays it");
   std::string description = s.labels.workload;
