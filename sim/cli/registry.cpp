@@ -51,9 +51,11 @@ const std::vector<Command>& all_commands() {
        transfer_command_main},
       {"trace", "trace CONFIG OUT.json [--ranks M]",
        "write the config's per-rank trace as an editable, replayable file", 2, trace_options, trace_command_main},
-      {"sweep", "sweep STUDY.yaml [options]",
-       "simulate every point of a study (axes over a base config); rows as CSV/JSON, a table by its objective", 1,
-       sweep_options, sweep_command_main},
+      {"sweep", "sweep STUDY.yaml [options] | sweep RUN.yaml --axis FIELD=VALUES... [options]",
+       "simulate every point of a study (axes over a base config: a study file, or a run config and its --axis "
+       "options); rows as CSV/JSON, a "
+       "table by its objective",
+       1, sweep_options, sweep_command_main},
       {"sweep merge", "sweep merge DIR [options]",
        "join the shards `sweep --shard I/N --out DIR` wrote into the outputs of a serial run", 1, sweep_merge_options,
        sweep_merge_command_main},

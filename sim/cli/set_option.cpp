@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/command.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/study/study_fields.hpp"
 
@@ -42,13 +41,13 @@ ConfigOverrides set_overrides(const ParsedOptions& options) {
   if (!options.values.count("set")) return overrides;
   for (const std::string& given : options.values["set"].as<std::vector<std::string>>()) {
     const std::size_t equals = given.find('=');
+    const SourceLocation origin{"--set " + given, 0, 0};
     if (equals == std::string::npos || equals == 0 || equals + 1 == given.size()) {
-      throw UsageError("--set " + given +
-                       ": expected FIELD=VALUE, a config field and the YAML written into it "
-                       "(e.g. --set workload.parallel.tensor=4)");
+      throw ConfigError(origin, "",
+                        "expected FIELD=VALUE, a config field and the YAML written into it "
+                        "(e.g. --set workload.parallel.tensor=4)");
     }
     // The origin is the option as typed: an error in the value names it.
-    const SourceLocation origin{"--set " + given, 0, 0};
     const std::string field = given.substr(0, equals), value = given.substr(equals + 1);
     check_set_field(field, value, origin);
     overrides.push_back({field, value, origin});

@@ -16,8 +16,9 @@ namespace simctl {
 // Adds --set to a command's named options.
 void add_set_option(boost::program_options::options_description& named);
 
-// The --set values as overrides, in the order given; throws UsageError for
-// one without `=`, or with no field or no value.
+// The --set values as overrides, in the order given; throws ConfigError (at
+// "--set ...") for one without `=`, field or value, a field the config
+// schema lacks, or a value of the wrong type or unit.
 ConfigOverrides set_overrides(const ParsedOptions& options);
 
 // "with --set a=1 --set b=2\n", or nothing when none was given: a report

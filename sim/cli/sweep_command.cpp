@@ -10,6 +10,9 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/progress_bar.hpp"
+#include "sim/config/config_node.hpp"
+#include "sim/config/path_check.hpp"
+#include "sim/study/axis_study.hpp"
 #include "sim/study/process_group.hpp"
 #include "sim/study/study_points.hpp"
 #include "sim/study/sweep_fanout.hpp"
@@ -56,6 +59,22 @@ std::vector<PointRow> run_spread(const Study& study, const std::vector<std::uint
   return group.size() == 1 ? rows : gather_rows(group, rows);
 }
 
+// A study file, or with --axis a run config and the axes given here.
+Study study_to_run(const ParsedOptions& options) {
+  const std::string& path = options.positionals[0];
+  if (!options.values.count("axis")) {
+    if (file_problem(path).empty() && !ConfigNode::load_file(path).has("study")) {
+      throw UsageError(path + " is a run config, not a study: give its axes, e.g. simctl sweep " + path +
+                       " --axis 'workload.micro_batch=[1, 2, 4]', or a study file (docs/studies.md)");
+    }
+    return load_study(path);
+  }
+  if (file_problem(path).empty() && ConfigNode::load_file(path).has("study")) {
+    throw UsageError(path + " is a study file with axes of its own; --axis varies a run config");
+  }
+  return axis_study(path, options.values["axis"].as<std::vector<std::string>>());
+}
+
 SweepOutputs requested_outputs(const ParsedOptions& options) {
   return {string_option(options, "json"), string_option(options, "csv"), string_option(options, "plot"),
           options.values["top"].as<std::size_t>()};
@@ -84,14 +103,17 @@ po::options_description sweep_options() {
       "run only shard I of N (1-based: the points whose number % N is I-1); needs --out")(
       "out", po::value<std::string>()->value_name("DIR"),
       "with --shard: write the shard's rows to DIR/shard-I-of-N.json for `simctl sweep merge DIR`")(
-      "yes", "run a study of more than 1,000,000 points");
+      "yes", "run a study of more than 1,000,000 points")(
+      "axis", po::value<std::vector<std::string>>()->composing()->value_name("FIELD=VALUES"),
+      "sweep a run config instead of a study file: FIELD (a config path, as --set and study axes take) over "
+      "VALUES, a YAML list ('workload.micro_batch=[1, 2, 4]'); repeat for more axes, the first varying slowest");
   return named;
 }
 
 po::options_description sweep_merge_options() { return output_options(); }
 
 int sweep_command_main(const ParsedOptions& options, std::ostream& out) {
-  const Study study = load_study(options.positionals[0]);
+  const Study study = study_to_run(options);
   check_point_count(study, options.values.count("yes") > 0);
   const std::string shard_text = string_option(options, "shard"), out_dir = string_option(options, "out");
   if (!shard_text.empty() && out_dir.empty()) throw UsageError("--shard needs --out DIR for the shard's rows");

@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/cli/option_refusal.hpp"
 #include "tests/cli/run_binary.hpp"
 
+using simctl::testing::check_refusals;
 using simctl::testing::run_simctl;
 using simctl::testing::write_temp_config;
 
@@ -73,27 +75,15 @@ TEST_CASE("check and memory take --set too", "[cli][set]") {
 }
 
 TEST_CASE("a bad --set is refused naming the --set", "[cli][set][bad-input]") {
-  for (const char* malformed : {"workload.micro_batch", "=4", "workload.micro_batch="}) {
-    INFO(malformed);
-    const auto r = run_simctl("run " + kConfig + " --set " + malformed);
-    CHECK(r.exit_code == 2);
-    CHECK(r.err.find(std::string("--set ") + malformed + ": expected FIELD=VALUE") != std::string::npos);
-  }
-  struct Case {
-    const char* set;
-    const char* says;
-  };
-  for (const Case& c : {Case{"workload.micro_batch=eight", "field 'workload.micro_batch': expected"},
-                        Case{"workload.paralel.tensor=2",
-                             "'paralel' is not a field of `workload`; valid fields are task, model, parallel"},
-                        Case{"nosuch=1", "'nosuch' is not a field of a run config; valid fields are name"},
-                        Case{"system.nodes[0].count=8 GiB", "field 'system.nodes[0].count': expected an integer"},
-                        Case{"system=systems/none.yaml", "field 'system': file"},
-                        Case{"system.nodes[3].count=2", "has no element [3]"}}) {
-    INFO(c.set);
-    const auto r = run_simctl("check " + kConfig + " --set '" + c.set + "'");
-    CHECK(r.exit_code == 2);
-    CHECK(r.err.rfind(std::string("--set ") + c.set + ": error: ", 0) == 0);
-    CHECK(r.err.find(c.says) != std::string::npos);
-  }
+  check_refusals("run " + kConfig, "--set",
+                 {{"workload.micro_batch", "expected FIELD=VALUE"},
+                  {"=4", "expected FIELD=VALUE"},
+                  {"workload.micro_batch=", "expected FIELD=VALUE"}});
+  check_refusals("check " + kConfig, "--set",
+                 {{"workload.micro_batch=eight", "field 'workload.micro_batch': expected"},
+                  {"workload.paralel.tensor=2", "'paralel' is not a field of `workload`; valid fields are task, model"},
+                  {"nosuch=1", "'nosuch' is not a field of a run config; valid fields are name"},
+                  {"system.nodes[0].count=8 GiB", "field 'system.nodes[0].count': expected an integer"},
+                  {"system=systems/none.yaml", "field 'system': file"},
+                  {"system.nodes[3].count=2", "has no element [3]"}});
 }
