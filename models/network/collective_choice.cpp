@@ -20,7 +20,15 @@ double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTu
   const double wire_format = tuning.protocol(Protocol::simple, use).efficiency / protocol.efficiency;
   if (!topology || topology->intra_bytes_per_s <= 0.0 || topology->inter_bytes_per_s <= 0.0 || rings == 0)
     return wire_format;
-  const double copy_share = protocol.efficiency * topology->intra_bytes_per_s / static_cast<double>(rings);
+  // A rank copies what it sends at no more than its NVLink share, nor than
+  // its CTAs copy (each at the per-CTA rate, scaled by the protocol's share).
+  double copy_rate = protocol.efficiency * topology->intra_bytes_per_s;
+  if (tuning.cta_bytes_per_s > 0.0) {
+    const int ctas = topology->ctas > 0 ? topology->ctas : tuning.ctas_across_nodes;
+    const double per_cta = tuning.cta_bytes_per_s * protocol.efficiency / tuning.protocol_efficiency;
+    copy_rate = std::min(copy_rate, ctas * per_cta);
+  }
+  const double copy_share = copy_rate / static_cast<double>(rings);
   return std::max(wire_format, topology->inter_bytes_per_s / copy_share);
 }
 

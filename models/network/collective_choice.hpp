@@ -34,12 +34,13 @@ bool is_ring_op(CollectiveOp op);
 // wire format relative to Simple's (LL's flags, LL128's 8 of 128 bytes), not
 // the SM copy overhead Simple's share stands for; site C's ten-node runs
 // with one and four GPUs per node (accuracy_points.yaml) reach 48-49 GB/s
-// per 400 Gb/s NIC, above Simple's share of the link. But the SMs that run
+// per 400 Gb/s NIC, above Simple's share of the link. But the CTAs that run
 // a rank's rings copy all it sends, over NVLink or into the NIC's buffers,
 // at no more than the protocol's share of its NVLink port (the ring's rate
-// on one node), split over its rings: with eight GPUs per node that, not
-// the NIC, bounds the ring (site P: 365.8 GB/s on 4 nodes), and the NIC hop
-// is slowed to it.
+// on one node), nor than its CTA count times the per-CTA rate, split over
+// its rings: with eight GPUs per node that, not the NIC, bounds the ring
+// on NCCL's default 16 CTAs (sites C and G: 320-324 GB/s), and the NIC hop
+// is slowed to it; 24 CTAs leave the NICs to bound it (site G: 391 GB/s).
 double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
                                 const CollectiveTopology* topology, std::size_t rings);
 

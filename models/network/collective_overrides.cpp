@@ -12,6 +12,9 @@ namespace simctl {
 namespace {
 
 constexpr std::string_view kSharpKey = "sharp";
+constexpr std::string_view kCtasKey = "ctas";
+// NCCL's MAXCHANNELS: the most CTAs one collective runs.
+constexpr std::int64_t kMaxCtas = 64;
 
 std::vector<std::string> algorithms_of(CollectiveOp op) {
   std::vector<std::string> names;
@@ -28,11 +31,17 @@ void CollectiveOverrides::apply(CollectiveRequest& request) const {
 }
 
 CollectiveOverrides parse_collective_overrides(const ConfigNode& node) {
-  expect_section(node, "collectives");  // the keys: every op and `sharp`
+  expect_section(node, "collectives");  // the keys: every op, `sharp` and `ctas`
   CollectiveOverrides overrides;
   for (const auto& [key, value] : node.entries()) {
     if (key == kSharpKey) {
       overrides.sharp = value.as_bool();
+      continue;
+    }
+    if (key == kCtasKey) {
+      const std::int64_t ctas = node.positive_integer(kCtasKey);
+      if (ctas > kMaxCtas) value.fail("NCCL runs at most " + std::to_string(kMaxCtas) + " CTAs; give 1 to 64");
+      overrides.ctas = static_cast<int>(ctas);
       continue;
     }
     const auto op = collective_op_from_string(key);

@@ -25,6 +25,7 @@ struct MemberPlace {
 struct CollectiveTopology {
   bool nvls = false;               // NVSwitches reduce and multicast (NVLink4 and later)
   bool sharp = false;              // network switches reduce (InfiniBand SHARP)
+  int ctas = 0;                    // the job's NCCL CTA (channel) count; 0: NCCL's default
   double intra_bytes_per_s = 0.0;  // one GPU's effective rate into its node's fabric
   double inter_bytes_per_s = 0.0;  // one GPU's effective share of its NIC
   TimePs intra_hop_latency = 0;

@@ -37,7 +37,7 @@ NvlsTreeTuning read_nvls_tree(const ConfigNode& node) {
 
 void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   ring.expect_keys({"launch_latency", "step_latency", "network_step_latency", "protocol_efficiency", "chunk_size",
-                    "max_chunks_per_step", "sources"});
+                    "max_chunks_per_step", "cta_rate", "ctas_across_nodes", "sources"});
   t.launch_latency = ring.time("launch_latency");
   t.step_latency = ring.time("step_latency");
   t.network_step_latency = ring.time("network_step_latency");
@@ -45,6 +45,8 @@ void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   t.chunk_bytes = static_cast<double>(ring.size("chunk_size"));
   if (t.chunk_bytes <= 0.0) ring.child("chunk_size").fail("must be positive");
   t.max_chunks_per_step = static_cast<int>(ring.positive_integer("max_chunks_per_step"));
+  t.cta_bytes_per_s = ring.bandwidth("cta_rate").bytes_per_s;
+  t.ctas_across_nodes = static_cast<int>(ring.positive_integer("ctas_across_nodes"));
 }
 
 void read_reduce_rates(const ConfigNode& node, CollectiveTuning& t) {

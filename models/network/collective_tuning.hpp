@@ -59,6 +59,11 @@ struct CollectiveTuning {
   double chunk_bytes = 4.0 * kMiB;   // pipelining granularity of one ring step
   int max_chunks_per_step = 64;      // bounds the flow count for huge buffers
   TimePs network_step_latency = 0;   // per ring step that crosses the network (Simple)
+  // Rings across nodes: each of NCCL's CTAs (channels) copies at most
+  // cta_bytes_per_s of payload (Simple), and NCCL runs ctas_across_nodes of
+  // them unless the job sets a count (CollectiveTopology::ctas).
+  double cta_bytes_per_s = 0.0;  // 0: no per-CTA bound
+  int ctas_across_nodes = 0;
 
   ProtocolTuning ll;                // LL where it reduces or spans nodes
   double ll_copy_efficiency = 1.0;  // LL's share in a single-node gather, scatter or broadcast

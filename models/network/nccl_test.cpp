@@ -48,7 +48,9 @@ CollectiveResult simulate_collective(const System& system, const CollectiveTunin
   Engine engine;
   FlowNetwork network(engine, system.link_capacities());
   CollectiveRunner runner(engine, network, system, tuning);
-  runner.set_topology(describe_collective_topology(system, point.sharp));
+  CollectiveTopology topology = describe_collective_topology(system, point.sharp);
+  topology.ctas = point.ctas;
+  runner.set_topology(std::move(topology));
   CollectiveRequest request{point.op, members, point.bytes, point.algorithm, point.protocol};
   CollectiveResult result;
   result.choice = runner.choice_for(request);

@@ -19,6 +19,7 @@ struct CollectivePoint {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   Protocol protocol = Protocol::automatic;
   bool sharp = false;  // whether the fabric's switches reduce
+  int ctas = 0;        // NCCL's CTA (channel) count, as NCCL_MIN_CTAS sets it; 0: NCCL's default
   // GPUs taken from each node, node by node (nccl-tests' -N nodes x G GPUs);
   // 0 = every GPU of a node before the next.
   int per_node = 0;

@@ -100,6 +100,10 @@ CollectivePoint base_point(const po::variables_map& values, const System& system
         "--algo sharp reduces in the fabric's switches, which simctl assumes do not reduce unless told: add "
         "--sharp if the fabric's switches reduce (InfiniBand SHARP)");
   }
+  if (values.count("ctas")) {
+    p.ctas = values["ctas"].as<int>();
+    if (p.ctas < 1 || p.ctas > 64) throw UsageError("--ctas: NCCL runs 1 to 64 CTAs; got " + std::to_string(p.ctas));
+  }
   return p;
 }
 
@@ -119,7 +123,10 @@ po::options_description collective_options() {
                                                    "each size is F times the previous (a ratio, > 1)")(
       "algo", po::value<std::string>()->value_name("ALGO")->default_value("auto"),
       ("the algorithm: " + algorithm_names() + " (auto: NCCL's choice by size)").c_str())(
-      "sharp", "the fabric's switches reduce (InfiniBand SHARP), so --algo sharp can run");
+      "sharp", "the fabric's switches reduce (InfiniBand SHARP), so --algo sharp can run")(
+      "ctas", po::value<int>()->value_name("N"),
+      "NCCL's CTA (channel) count, as NCCL_MIN_CTAS=NCCL_MAX_CTAS=N sets it (default: NCCL's, 16 across nodes); "
+      "bounds rings across nodes");
   return named;
 }
 

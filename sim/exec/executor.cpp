@@ -160,7 +160,9 @@ ExecutionResult Executor::replay_once() {
   collectives_ = std::make_unique<CollectiveRunner>(engine_, *network_, system_, tuning_);
   // With the machine's facts (nodes, rails, NVSwitch, SHARP) the runner
   // chooses each collective's algorithm and protocol by size as NCCL does.
-  collectives_->set_topology(describe_collective_topology(system_, overrides_.sharp));
+  CollectiveTopology topology = describe_collective_topology(system_, overrides_.sharp);
+  topology.ctas = overrides_.ctas;
+  collectives_->set_topology(std::move(topology));
   shape_programs();
   kernel_times_.clear();
   ranks_.assign(trace_.ranks.size(), RankState{});

@@ -37,6 +37,7 @@ Row collective_row(const ConfigNode& point, const CollectiveTuning& tuning) {
   p.gpus = static_cast<int>(point.positive_integer("gpus"));
   p.bytes = point.number("bytes");
   if (point.has("per_node")) p.per_node = static_cast<int>(point.positive_integer("per_node"));
+  if (point.has("ctas")) p.ctas = static_cast<int>(point.positive_integer("ctas"));
   p.algorithm = *collective_algorithm_from_string(point.string("algorithm"));
   const System& system = system_named(point.string("config"));
   const CollectiveResult r = simulate_collective(system, tuning, p);

@@ -89,6 +89,30 @@ TEST_CASE("sharp: true on a machine without network switches is refused", "[repo
                  Catch::Contains("no network switch"));
 }
 
+TEST_CASE("ctas: outside 1 to 64 is refused on its line", "[report][collectives][config]") {
+  CHECK_THAT(load_error("ctas_zero", kNdr, 32, "  ctas: 0\n"),
+             Catch::Contains("run.yaml:4:") && Catch::Contains("field 'collectives.ctas'"));
+  CHECK_THAT(load_error("ctas_many", kNdr, 32, "  ctas: 65\n"),
+             Catch::Contains("run.yaml:4:") && Catch::Contains("at most 64 CTAs; give 1 to 64"));
+  CHECK_THAT(load_error("ctas_word", kNdr, 32, "  ctas: many\n"), Catch::Contains("run.yaml:4:"));
+  CHECK(load_error("ctas_ok", kNdr, 32, "  ctas: 24\n") == "(loaded without an error)");
+}
+
+TEST_CASE("ctas: reaches the replay: fewer CTAs slow a data-parallel ring across nodes", "[report][collectives]") {
+  const TempDir dir("ctas_step");
+  // The all-reduces' own time, summed over calls (ms).
+  const auto all_reduce_ms = [&](const std::string& collectives) {
+    const Scenario s = load_scenario(write_config(dir, kNdr, 32, "  all_reduce: ring\n" + collectives).string());
+    Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+    double ms = 0.0;
+    for (const CollectiveUsage& u : executor.run().collectives) ms += ps_to_seconds(u.time) * 1e3;
+    return ms;
+  };
+  const double default_ctas = all_reduce_ms("");
+  CHECK(all_reduce_ms("  ctas: 2\n") > 2 * default_ctas);
+  CHECK(all_reduce_ms("  ctas: 16\n") == Approx(default_ctas));
+}
+
 // Which algorithms a run's collectives ran with.
 std::set<CollectiveAlgorithm> algorithms_run(const std::string& name, const std::string& system,
                                              const std::string& collectives) {
