@@ -17,7 +17,8 @@ bool is_ring_op(CollectiveOp op) {
 
 double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
                                 const CollectiveTopology* topology, std::size_t rings) {
-  const double wire_format = tuning.protocol(Protocol::simple, use).efficiency / protocol.efficiency;
+  const double simple = tuning.protocol(Protocol::simple, use).efficiency;
+  const double wire_format = simple / protocol.efficiency;
   if (!topology || topology->intra_bytes_per_s <= 0.0 || topology->inter_bytes_per_s <= 0.0 || rings == 0)
     return wire_format;
   // A rank copies what it sends at no more than its NVLink share, nor than
@@ -25,7 +26,7 @@ double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTu
   double copy_rate = protocol.efficiency * topology->intra_bytes_per_s;
   if (tuning.cta_bytes_per_s > 0.0) {
     const int ctas = topology->ctas > 0 ? topology->ctas : tuning.ctas_across_nodes;
-    const double per_cta = tuning.cta_bytes_per_s * protocol.efficiency / tuning.protocol_efficiency;
+    const double per_cta = tuning.cta_bytes_per_s * protocol.efficiency / simple;
     copy_rate = std::min(copy_rate, ctas * per_cta);
   }
   const double copy_share = copy_rate / static_cast<double>(rings);

@@ -13,8 +13,6 @@ namespace {
 
 constexpr std::string_view kSharpKey = "sharp";
 constexpr std::string_view kCtasKey = "ctas";
-// NCCL's MAXCHANNELS: the most CTAs one collective runs.
-constexpr std::int64_t kMaxCtas = 64;
 
 std::vector<std::string> algorithms_of(CollectiveOp op) {
   std::vector<std::string> names;
@@ -40,7 +38,9 @@ CollectiveOverrides parse_collective_overrides(const ConfigNode& node) {
     }
     if (key == kCtasKey) {
       const std::int64_t ctas = node.positive_integer(kCtasKey);
-      if (ctas > kMaxCtas) value.fail("NCCL runs at most " + std::to_string(kMaxCtas) + " CTAs; give 1 to 64");
+      if (ctas > kMaxCtas) {
+        value.fail("NCCL runs at most " + std::to_string(kMaxCtas) + " CTAs; give 1 to " + std::to_string(kMaxCtas));
+      }
       overrides.ctas = static_cast<int>(ctas);
       continue;
     }

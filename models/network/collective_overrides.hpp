@@ -7,8 +7,8 @@
 // `sharp` says the fabric's switches reduce (InfiniBand SHARP), which lets
 // an all-reduce across nodes run `sharp`; `ctas` is NCCL's CTA (channel)
 // count, as NCCL_MIN_CTAS / NCCL_MAX_CTAS pin it, which bounds rings
-// across nodes (collective_choice.hpp, ring_network_wire_factor). The executor applies them to each
-// CollectiveRequest it issues (apply()).
+// across nodes (collective_choice.hpp, ring_network_wire_factor). The
+// executor applies them to each CollectiveRequest it issues (apply()).
 #include <array>
 
 #include "models/network/collective_request.hpp"
@@ -17,6 +17,8 @@
 namespace simctl {
 
 inline constexpr std::size_t kCollectiveOpCount = 6;
+// NCCL's MAXCHANNELS: the most CTAs one collective runs.
+inline constexpr int kMaxCtas = 64;
 
 struct CollectiveOverrides {
   std::array<CollectiveAlgorithm, kCollectiveOpCount> by_op{};  // indexed by CollectiveOp; automatic by default

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "models/devices/device_catalogue.hpp"
+#include "models/network/collective_overrides.hpp"
 #include "models/network/nccl_test.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
@@ -102,7 +103,9 @@ CollectivePoint base_point(const po::variables_map& values, const System& system
   }
   if (values.count("ctas")) {
     p.ctas = values["ctas"].as<int>();
-    if (p.ctas < 1 || p.ctas > 64) throw UsageError("--ctas: NCCL runs 1 to 64 CTAs; got " + std::to_string(p.ctas));
+    if (p.ctas < 1 || p.ctas > kMaxCtas) {
+      throw UsageError("--ctas: NCCL runs 1 to " + std::to_string(kMaxCtas) + " CTAs; got " + std::to_string(p.ctas));
+    }
   }
   return p;
 }
