@@ -62,16 +62,16 @@ std::vector<PointRow> run_spread(const Study& study, const std::vector<std::uint
 // A study file, or with --axis a run config and the axes given here.
 Study study_to_run(const ParsedOptions& options) {
   const std::string& path = options.positionals[0];
+  const bool readable = file_problem(path).empty();  // else load_study names the problem
+  const bool is_study = readable && ConfigNode::load_file(path).has("study");
   if (!options.values.count("axis")) {
-    if (file_problem(path).empty() && !ConfigNode::load_file(path).has("study")) {
+    if (readable && !is_study) {
       throw UsageError(path + " is a run config, not a study: give its axes, e.g. simctl sweep " + path +
                        " --axis 'workload.micro_batch=[1, 2, 4]', or a study file (docs/studies.md)");
     }
     return load_study(path);
   }
-  if (file_problem(path).empty() && ConfigNode::load_file(path).has("study")) {
-    throw UsageError(path + " is a study file with axes of its own; --axis varies a run config");
-  }
+  if (is_study) throw UsageError(path + " is a study file with axes of its own; --axis varies a run config");
   return axis_study(path, options.values["axis"].as<std::vector<std::string>>());
 }
 
