@@ -67,6 +67,23 @@ struct CollectiveUsage {
   TimePs time = 0;     // from the last member's arrival to completion, summed over calls
 };
 
+// After a folded replay, how an image's meetings follow from its
+// representative's: the same times, and a last arrival inside the replica
+// moved to the image's own replica (a meeting that spans every replica, a
+// data-parallel collective, has one last arrival for all).
+struct ImageMeetings {
+  std::vector<std::uint32_t> replica_of;            // per rank
+  std::vector<std::uint32_t> position_of;           // per rank: its place in its replica
+  std::vector<std::vector<std::uint32_t>> members;  // [replica][position] -> rank
+  std::vector<std::vector<bool>> spanning;          // per representative rank, per meeting
+
+  Rendezvous of_image(std::uint32_t image, std::uint32_t rep, std::size_t position, Rendezvous met) const {
+    if (!spanning[rep][position])
+      met.last_arrival.rank = members[replica_of[image]][position_of[met.last_arrival.rank]];
+    return met;
+  }
+};
+
 struct ExecutionResult {
   ExecutionResult() = default;
   ExecutionResult(const ExecutionResult&) = default;
@@ -96,12 +113,15 @@ struct ExecutionResult {
   std::vector<RankTimeline> timelines;
   // Per rank, its collectives and transfers in list order (the ops
   // meets_others() picks): their rendezvous as the executor saw them. A
-  // result built by hand leaves this empty.
+  // result built by hand leaves this empty. After a folded replay an image's
+  // entry is empty too: read through meeting(), which derives it from its
+  // representative's (a 1024-GPU step's copies were 300 MB).
   std::vector<std::pmr::vector<Rendezvous>> meetings;
-  std::vector<LinkUsage> links;              // indexed by LinkId
-  std::vector<CollectiveUsage> collectives;  // ordered by kind
+  std::shared_ptr<const ImageMeetings> image_meetings;  // set after a folded replay
+  std::vector<LinkUsage> links;                         // indexed by LinkId
+  std::vector<CollectiveUsage> collectives;             // ordered by kind
   // After a folded replay, per rank: the rank whose timeline it shares and
-  // whose meetings it holds copies of (itself for a replayed rank), so that
+  // whose meetings its own derive from (itself for a replayed rank), so that
   // reports may derive an image's figures from its representative's. Empty
   // when every rank was replayed.
   std::vector<std::uint32_t> copy_of;
@@ -113,6 +133,11 @@ struct ExecutionResult {
   // Rank r's op timings: its own, or for an image of a folded replay its
   // representative's, which a full replay would have given it too.
   const RankTimeline& timeline(std::uint32_t r) const { return timelines[copy_of.empty() ? r : copy_of[r]]; }
+  // Rank r's meeting at `position` of its list.
+  Rendezvous meeting(std::uint32_t r, std::size_t position) const {
+    if (copy_of.empty() || copy_of[r] == r) return meetings[r][position];
+    return image_meetings->of_image(r, copy_of[r], position, meetings[copy_of[r]][position]);
+  }
 };
 
 }  // namespace simctl

@@ -681,9 +681,15 @@ bool Executor::unfold() {
   if (!unfold_links()) return false;
   result_.copy_of.resize(ranks_.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) result_.copy_of[r] = r;
+  auto images = std::make_shared<ImageMeetings>();
+  images->replica_of = fold_->replica_of;
+  images->position_of = fold_->position_of;
+  images->members = fold_->members;
+  images->spanning.resize(ranks_.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
-    if (fold_->represents(r)) unfold_rank(r);
+    if (fold_->represents(r)) unfold_rank(r, *images);
   }
+  result_.image_meetings = std::move(images);
   for (const CollectiveUsage& local : local_usage_) {
     CollectiveUsage& u = result_.collectives[usage_of(result_.collectives, local.kind)];
     u.calls += local.calls * fold_->replicas;
@@ -725,30 +731,24 @@ bool Executor::unfold_links() {
   return true;
 }
 
-// Points representative `rep`'s images at its timings (copy_of: they are
-// shared, not copied) and copies its meetings to them; a meeting's last
-// arrival is the image's own party, except on a data-parallel group, whose
-// members all arrive at once, so a full replay names the lowest rank (the
-// representative's, as fold_replicas checked).
-void Executor::unfold_rank(std::uint32_t rep) {
+// Points representative `rep`'s images at its timings and meetings (copy_of:
+// they are shared, not copied) and marks which meetings span the replicas:
+// elsewhere an image's last arrival is its own party, but a data-parallel
+// group's members all arrive at once, so a full replay names the lowest rank
+// (the representative's, as fold_replicas checked).
+void Executor::unfold_rank(std::uint32_t rep, ImageMeetings& images) {
   const ProgramShape& shape = *ranks_[rep].shape;
   const std::vector<Op>& ops = *ranks_[rep].ops;
-  std::vector<bool> spanning(shape.meeting_count, false);
+  std::vector<bool>& spanning = images.spanning[rep];
+  spanning.assign(shape.meeting_count, false);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     const auto* call = std::get_if<CollectiveCall>(&ops[i].work);
     if (call && fold_->role[trace_.group(rep, *call)] == ReplicaFold::Role::spanning) {
       spanning[shape.meeting_position[i]] = true;
     }
   }
-  const auto& meetings = result_.meetings[rep];
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
-    const std::uint32_t image = fold_->image(rep, j);
-    result_.copy_of[image] = rep;  // timeline(image) now reads the representative's entry
-    auto& image_meetings = result_.meetings[image];
-    image_meetings.assign(meetings.begin(), meetings.end());
-    for (std::size_t m = 0; m < image_meetings.size(); ++m) {
-      if (!spanning[m]) image_meetings[m].last_arrival.rank = fold_->image(meetings[m].last_arrival.rank, j);
-    }
+    result_.copy_of[fold_->image(rep, j)] = rep;  // timeline(image) and meeting() now read the representative's
   }
 }
 

@@ -138,7 +138,7 @@ class Executor {
   void launch_images(std::uint32_t group, std::uint32_t instance, TimePs start, std::uint64_t keys_before);
   std::uint32_t image_flows(std::uint32_t rank, CopyDirection direction, double bytes);
   bool unfold();
-  void unfold_rank(std::uint32_t rep);
+  void unfold_rank(std::uint32_t rep, ImageMeetings& images);
   bool unfold_links();
   ReplayProgress progress() const;
   void shape_programs();

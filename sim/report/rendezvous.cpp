@@ -61,7 +61,7 @@ RendezvousTable::RendezvousTable(const Trace& trace, const ExecutionResult& resu
 RendezvousTable::RendezvousTable(const Trace& trace, const ExecutionResult& result)
     : RendezvousTable(trace, result, FromTimings{}) {
   if (result.meetings.size() == trace.ranks.size()) {
-    recorded_ = &result.meetings;
+    recorded_ = true;
   } else {
     *this = rendezvous_from_timings(trace, result);
   }
@@ -78,7 +78,7 @@ Rendezvous& RendezvousTable::matched(std::uint32_t rank, OpIndex op) {
 Rendezvous RendezvousTable::at(std::uint32_t rank, OpIndex op) const {
   const std::uint32_t position = position_[trace_->ranks[rank].program][op];
   if (position == kNone) return {result_->timeline(rank).ops[op].start, OpRef{rank, op}};
-  return meetings()[rank][position];
+  return recorded_ ? result_->meeting(rank, position) : matched_[rank][position];
 }
 
 RendezvousTable match_rendezvous(const Trace& trace, const ExecutionResult& result) {

@@ -34,14 +34,13 @@ class RendezvousTable {
   friend RendezvousTable rendezvous_from_timings(const Trace& trace, const ExecutionResult& result);
   struct FromTimings {};
   RendezvousTable(const Trace& trace, const ExecutionResult& result, FromTimings);
-  const std::vector<std::pmr::vector<Rendezvous>>& meetings() const { return recorded_ ? *recorded_ : matched_; }
   Rendezvous& matched(std::uint32_t rank, OpIndex op);
 
   const Trace* trace_;
   const ExecutionResult* result_;
-  std::vector<std::vector<std::uint32_t>> position_;  // [program][op]
-  std::vector<std::vector<OpIndex>> meeting_ops_;     // [program]
-  const std::vector<std::pmr::vector<Rendezvous>>* recorded_ = nullptr;
+  std::vector<std::vector<std::uint32_t>> position_;   // [program][op]
+  std::vector<std::vector<OpIndex>> meeting_ops_;      // [program]
+  bool recorded_ = false;                              // read the executor's record (result_->meeting), not matched_
   std::vector<std::pmr::vector<Rendezvous>> matched_;  // [rank][position], when nothing was recorded
 };
 

@@ -42,12 +42,4 @@ Path walk_least_cost(const std::vector<Cable>& cables, EndpointId from, Endpoint
   return path;
 }
 
-// The walk ECMP takes: ecmp_pick at every part.
-template <class HopsAt>
-Path ecmp_walk(const std::vector<Cable>& cables, EndpointId from, EndpointId to, std::uint64_t flow_key,
-               HopsAt&& hops_at) {
-  return walk_least_cost(cables, from, to, hops_at,
-                         [flow_key](EndpointId at, std::size_t choices) { return ecmp_pick(flow_key, at, choices); });
-}
-
 }  // namespace simctl

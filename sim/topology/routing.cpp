@@ -37,6 +37,7 @@ void RouteCache::clear() {
   flat_.reset();
   paths_.clear();
   ecmp_paths_.clear();
+  keyless_paths_.clear();
 }
 
 const RouteGraph& RouteCache::flat(const SystemGraph& graph) {
@@ -123,7 +124,7 @@ const std::vector<NextHop>& RouteCache::hops_toward(const SystemGraph& graph, En
 }
 
 Path RouteCache::walk_by_destination(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
-                                     EndpointId to, std::optional<std::uint64_t> flow_key) {
+                                     EndpointId to, std::optional<std::uint64_t> flow_key, bool* keyed) {
   const DestinationCosts& costs = costs_to(graph, to);
   if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
   // The digits of the destination's index, lowest first, one per fabric
@@ -133,7 +134,11 @@ Path RouteCache::walk_by_destination(const SystemGraph& graph, const std::vector
   return walk_least_cost(
       cables, from, to, [&](EndpointId at) -> const std::vector<NextHop>& { return hops_toward(graph, at, to, costs); },
       [&](EndpointId at, std::size_t choices) -> std::size_t {
-        if (graph[at].node != kNoNode) return flow_key ? ecmp_pick(*flow_key, at, choices) : 0;
+        if (graph[at].node != kNoNode) {
+          if (!flow_key) return 0;
+          if (keyed) *keyed = true;
+          return ecmp_pick(*flow_key, at, choices);
+        }
         const std::size_t digit = digits % choices;
         digits /= choices;
         return digit;
@@ -142,20 +147,33 @@ Path RouteCache::walk_by_destination(const SystemGraph& graph, const std::vector
 
 const Path& RouteCache::route_flow(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
                                    EndpointId to, std::uint64_t flow_key, FabricRouting routing) {
+  const std::uint64_t pair = (static_cast<std::uint64_t>(from) << 32) | to;
+  if (auto it = keyless_paths_.find(pair); it != keyless_paths_.end()) return *it->second;
   // Costs *to* `to`: shared by every source that sends to it (a ring's
   // receivers are its senders).
   const DestinationCosts& costs = costs_to(graph, to);
   if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
+  bool keyed = false;
   Path path = routing == FabricRouting::by_destination
-                  ? walk_by_destination(graph, cables, from, to, flow_key)
-                  : ecmp_walk(cables, from, to, flow_key, [&](EndpointId at) -> const std::vector<NextHop>& {
-                      return hops_toward(graph, at, to, costs);
-                    });
+                  ? walk_by_destination(graph, cables, from, to, flow_key, &keyed)
+                  : walk_least_cost(
+                        cables, from, to,
+                        [&](EndpointId at) -> const std::vector<NextHop>& { return hops_toward(graph, at, to, costs); },
+                        [&](EndpointId at, std::size_t choices) {
+                          keyed = true;
+                          return ecmp_pick(flow_key, at, choices);
+                        });
   std::deque<Path>& seen = ecmp_paths_[std::make_pair(from, to)];
+  const Path* found = nullptr;
   for (const Path& p : seen) {
-    if (p.links == path.links) return p;
+    if (p.links == path.links) {
+      found = &p;
+      break;
+    }
   }
-  return seen.emplace_back(std::move(path));
+  if (!found) found = &seen.emplace_back(std::move(path));
+  if (!keyed) keyless_paths_.emplace(pair, found);
+  return *found;
 }
 
 }  // namespace simctl

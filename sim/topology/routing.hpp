@@ -119,8 +119,9 @@ class RouteCache {
                                           const DestinationCosts& costs);
   // The static fabric's walk; inside nodes, ECMP's pick for `flow_key`, or
   // the first declared hop without one.
+  // `keyed`, when given, is set if some choice on the way depended on `flow_key`.
   Path walk_by_destination(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
-                           std::optional<std::uint64_t> flow_key);
+                           std::optional<std::uint64_t> flow_key, bool* keyed = nullptr);
 
   std::unique_ptr<RouteGraph> flat_;
   std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays
@@ -137,6 +138,10 @@ class RouteCache {
   // references valid as paths are added. Bounded by the number of
   // equal-cost paths, not by the number of flow keys.
   std::map<Pair, std::deque<Path>> ecmp_paths_;
+  // Pairs whose walk met no choice that the flow key decides (a static
+  // fabric between nodes with one way in and out, or a single least-cost
+  // path): every key takes this path, so it is looked up, not walked again.
+  std::unordered_map<std::uint64_t, const Path*> keyless_paths_;  // by from << 32 | to
 };
 
 }  // namespace simctl

@@ -12,6 +12,7 @@
 
 #include "sim/exec/executor.hpp"
 #include "sim/report/render.hpp"
+#include "sim/report/rendezvous.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/report/report_outputs.hpp"
@@ -27,6 +28,9 @@ struct Replays {
   // Ranks whose op timings, as ExecutionResult::timeline gives them, differ
   // between the two replays (an image shares its representative's).
   std::uint32_t ranks_timed_otherwise = 0;
+  // Ranks with a meeting (when it was ready, who arrived last) that differs
+  // between the two replays (an image's are derived from its representative's).
+  std::uint32_t ranks_met_otherwise = 0;
   std::uint32_t replicas_folded = 0;
   std::optional<Executor::FoldAbandoned> abandoned;  // why the default replay replayed every rank
 };
@@ -59,6 +63,16 @@ Replays replay_both(const std::string& config_path) {
     const auto& b = full_result.timeline(r).ops;
     const auto same = [](const OpTiming& x, const OpTiming& y) { return x.start == y.start && x.end == y.end; };
     if (a.size() != b.size() || !std::equal(a.begin(), a.end(), b.begin(), same)) ++out.ranks_timed_otherwise;
+  }
+  const RendezvousTable folded_meetings = match_rendezvous(s.trace, folded_result);
+  const RendezvousTable full_meetings = match_rendezvous(s.trace, full_result);
+  for (std::uint32_t r = 0; r < full_result.rank_count(); ++r) {
+    const auto& ops = full_meetings.meeting_ops(r);
+    const bool same = std::all_of(ops.begin(), ops.end(), [&](OpIndex i) {
+      const Rendezvous x = folded_meetings.at(r, i), y = full_meetings.at(r, i);
+      return x.ready == y.ready && x.last_arrival == y.last_arrival;
+    });
+    if (!same) ++out.ranks_met_otherwise;
   }
   return out;
 }
@@ -117,6 +131,7 @@ TEST_CASE("alike replicas on a non-blocking fat tree fold and give the full repl
   CHECK_FALSE(r.abandoned);
   CHECK(r.folded == r.full);
   CHECK(r.ranks_timed_otherwise == 0);  // every image's shared timeline is its own in the full replay
+  CHECK(r.ranks_met_otherwise == 0);    // and so is every meeting derived from its representative's
 }
 
 TEST_CASE("a straggler makes its replica unlike the others: no fold, the full replay's report", "[exec][fold]") {
@@ -169,4 +184,5 @@ TEST_CASE("static fabric routing keeps replicas alike across leaves: they fold, 
   CHECK_FALSE(fixed.abandoned);
   CHECK(fixed.folded == fixed.full);
   CHECK(fixed.ranks_timed_otherwise == 0);
+  CHECK(fixed.ranks_met_otherwise == 0);
 }

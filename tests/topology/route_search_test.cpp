@@ -3,6 +3,7 @@
 // first-declared route, the same nearest part, the same ECMP choices.
 #include "sim/topology/route_search.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -157,5 +158,36 @@ TEST_CASE("routes and ECMP choices from the cache are the whole trees' on a fat 
         }
       }
     }
+  }
+}
+
+// route_flow remembers a pair's path only when no choice on the way depended
+// on the flow key; asked in any order, every (pair, key) must get the path a
+// cache that never saw another flow gives.
+TEST_CASE("a pair's path is reused across flow keys only where no key decides it", "[topology][routing]") {
+  // ECMP across the spines: the key decides cross-rail pairs. Static tables
+  // (x128): no key decides anything between DGX nodes, every pair is reused.
+  for (const auto& [file, ecmp] : {std::pair{"configs/systems/dgx_h100_x4_ndr.yaml", true},
+                                   std::pair{"configs/systems/dgx_h100_x128_ndr.yaml", false}}) {
+    INFO(file);
+    const System s = test::system_from_file(file);
+    const auto& gpus = s.gpus();
+    // Same node, same rail in another node, another rail in another node.
+    const std::vector<std::pair<EndpointId, EndpointId>> pairs{
+        {gpus[0], gpus[1]}, {gpus[0], gpus[8]}, {gpus[0], gpus[9]}, {gpus[3], gpus[30]}};
+    std::size_t keyed_pairs = 0;
+    for (const auto& [from, to] : pairs) {
+      std::vector<std::vector<LinkId>> seen;
+      for (std::uint64_t key = 0; key < 16; ++key) {
+        const System fresh = s;  // a copy's route cache starts empty
+        const Path& cached = s.route(from, to, key);
+        REQUIRE(cached.links == fresh.route(from, to, key).links);
+        if (std::find(seen.begin(), seen.end(), cached.links) == seen.end()) seen.push_back(cached.links);
+      }
+      keyed_pairs += seen.size() > 1 ? 1 : 0;
+    }
+    // Under ECMP some pair's path depends on the key, so reuse was tried
+    // where it must not happen.
+    CHECK((keyed_pairs > 0) == ecmp);
   }
 }
