@@ -7,6 +7,7 @@
 #include "models/network/collective_group.hpp"
 #include "models/network/collective_plans.hpp"
 #include "models/network/nvls_tree_plan.hpp"
+#include "models/network/pipelined_run.hpp"
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
 
@@ -209,6 +210,15 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
                           tuning_.nvls.step_latency,
                           tuning_.protocol(Protocol::simple, use).efficiency};
       for (const auto& node : shape.nodes) tree.switches.push_back(*topology()->place(node.front())->nvswitch);
+      TransferPlan chunk = plan_nvls_tree_chunk(tree);
+      const int chunks = nvls_tree_chunks(tree);
+      if (chunk.transfers.size() * static_cast<std::uint64_t>(chunks) >= tuning_.fast_path_nvls_tree_min_transfers) {
+        chunk.flow_key = take_flow_keys(1);
+        return {tuning_.nvls_tree.launch_latency,
+                [context, chunk = std::move(chunk), chunks](std::function<void()> done) mutable {
+                  run_pipelined(context, std::move(chunk), chunks, std::move(done));
+                }};
+      }
       plan = plan_nvls_tree(tree);
       plan.flow_key = take_flow_keys(1);
       return {tuning_.nvls_tree.launch_latency, transfers(std::move(plan))};

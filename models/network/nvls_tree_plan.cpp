@@ -34,15 +34,21 @@ Lanes make_lanes(TransferPlan& plan, std::size_t nodes, std::size_t m) {
 
 }  // namespace
 
-TransferPlan plan_nvls_tree(const NvlsTreeInputs& in) {
+int nvls_tree_chunks(const NvlsTreeInputs& in) {
+  const double wanted = std::ceil(in.bytes / in.tuning.chunk_bytes);
+  return static_cast<int>(std::clamp(wanted, 2.0, static_cast<double>(std::max(in.tuning.max_chunks, 2))));
+}
+
+namespace {
+
+// The plan's first `emitted` of its `chunks` chunks (all of them, or one as the pipelined pattern).
+TransferPlan build_nvls_tree(const NvlsTreeInputs& in, int chunks, int emitted) {
   const std::size_t nodes = in.nodes.size();
   if (nodes < 2 || in.switches.size() != nodes) throw std::invalid_argument("nvls_tree needs two or more nodes");
   const std::size_t m = in.nodes.front().size();
   for (const auto& node : in.nodes) {
     if (node.size() != m) throw std::invalid_argument("nvls_tree needs the same number of GPUs in every node");
   }
-  const double wanted = std::ceil(in.bytes / in.tuning.chunk_bytes);
-  const int chunks = static_cast<int>(std::clamp(wanted, 2.0, static_cast<double>(std::max(in.tuning.max_chunks, 2))));
   const double chunk = in.bytes / chunks;
   const double slice = chunk / static_cast<double>(m);
   const double nvlink = in.tuning.efficiency, net = in.network_efficiency;
@@ -55,7 +61,7 @@ TransferPlan plan_nvls_tree(const NvlsTreeInputs& in) {
     return plan.add(
         Transfer{gpu(from, l), gpu(to, l), slice / 2 / net, std::move(after), lane, in.tuning.network_step_latency});
   };
-  for (int c = 0; c < chunks; ++c) {
+  for (int c = 0; c < emitted; ++c) {
     // Reduce inside each node: every GPU's chunk up, slice l of the sum down to local rank l.
     std::vector<Ids> reduced(nodes, Ids(m));
     for (std::size_t k = 0; k < nodes; ++k) {
@@ -116,5 +122,14 @@ TransferPlan plan_nvls_tree(const NvlsTreeInputs& in) {
   }
   return plan;
 }
+
+}  // namespace
+
+TransferPlan plan_nvls_tree(const NvlsTreeInputs& in) {
+  const int chunks = nvls_tree_chunks(in);
+  return build_nvls_tree(in, chunks, chunks);
+}
+
+TransferPlan plan_nvls_tree_chunk(const NvlsTreeInputs& in) { return build_nvls_tree(in, nvls_tree_chunks(in), 1); }
 
 }  // namespace simctl

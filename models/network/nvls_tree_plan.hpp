@@ -28,5 +28,9 @@ struct NvlsTreeInputs {
 };
 
 TransferPlan plan_nvls_tree(const NvlsTreeInputs& in);
+// The pipelining: how many chunks the plan sends, and the transfers of its
+// first alone, which every chunk repeats on the same lanes (run_pipelined).
+int nvls_tree_chunks(const NvlsTreeInputs& in);
+TransferPlan plan_nvls_tree_chunk(const NvlsTreeInputs& in);
 
 }  // namespace simctl
