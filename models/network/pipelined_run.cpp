@@ -45,14 +45,14 @@ class PipelinedRun : public std::enable_shared_from_this<PipelinedRun> {
 
   void begin() {
     const std::size_t n = plan_.transfers.size();
-    started_ = context_.engine.now();
-    fill_ = one_chunk_alone(context_, plan_);
-    pending_ = n;
-    drained_.assign(n, 0);
     if (n == 0) {
       context_.engine.schedule_after(0, std::move(on_done_));
       return;
     }
+    started_ = context_.engine.now();
+    fill_ = one_chunk_alone(context_, plan_);
+    pending_ = n;
+    drained_.assign(n, 0);
     auto self = shared_from_this();
     context_.network.begin_batch();
     for (std::uint32_t i = 0; i < n; ++i) {

@@ -6,11 +6,15 @@
 //
 // Step by step, each transfer of the pattern is a lane that sends its chunks
 // one after another, so a pipeline of C chunks ends one chunk's trip through
-// the longest dependency chain after the slowest lane's first C - 1 chunks:
-// fill + (C - 1) x ct of the slowest lane, ct being a lane's time per chunk.
-// The steady flows give each lane's ct under the contention of the others
-// (drained / C), as the ring's fast path does (ring_fast.hpp); tests check
-// the two ways agree (tests/network/nvls_tree_test.cpp).
+// the pattern after the slowest lane's first C - 1 chunks: trip + (C - 1) x
+// ct of the slowest lane, ct being a lane's time per chunk. The trip is
+// simulated alone on an empty copy of the network (its transfers still
+// contend with each other: both trees' sends share a NIC); the steady flows
+// give the slowest lane's ct under the contention of all the others
+// (drained / C). Closed forms of the trip were 1-6 % off: each transfer
+// alone on its links too fast, each at its steady-state share too slow.
+// Tests check it against the chunk-by-chunk plan
+// (tests/network/nvls_tree_test.cpp).
 #include <functional>
 
 #include "models/network/transfer_plan.hpp"
