@@ -118,8 +118,8 @@ class RouteCache {
   const std::vector<NextHop>& hops_toward(const SystemGraph& graph, EndpointId at, EndpointId to,
                                           const DestinationCosts& costs);
   // The static fabric's walk; inside nodes, ECMP's pick for `flow_key`, or
-  // the first declared hop without one.
-  // `keyed`, when given, is set if some choice on the way depended on `flow_key`.
+  // the first declared hop without one. `keyed`, when given, is set if some
+  // choice on the way depended on `flow_key`.
   Path walk_by_destination(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
                            std::optional<std::uint64_t> flow_key, bool* keyed = nullptr);
 
