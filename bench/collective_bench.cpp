@@ -2,9 +2,11 @@
 // rail-optimised fat tree), with max-min bandwidth sharing and ECMP on: how
 // long simctl takes, how much memory, and where the time goes.
 //
-//   bench_collective [SYSTEM_YAML] [BYTES]
+//   bench_collective [SYSTEM_YAML] [BYTES] [ALGORITHM]
 //
-// The default system is configs/systems/dgx_h100_x128_ndr.yaml.
+// The default system is configs/systems/dgx_h100_x128_ndr.yaml, the default
+// algorithm ring; `nvls_tree` times NCCL's multi-node default (its fast path
+// from 26 nodes at 1 GiB, docs/network.md), `auto` the tuner's choice.
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -23,6 +25,11 @@ using bench::seconds_since;
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : data_root() + "/configs/systems/dgx_h100_x128_ndr.yaml";
   const double bytes = argc > 2 ? std::stod(argv[2]) : static_cast<double>(kGiB);
+  const auto algorithm = collective_algorithm_from_string(argc > 3 ? argv[3] : "ring");
+  if (!algorithm) {
+    std::fprintf(stderr, "bench_collective: unknown algorithm '%s'\n", argv[3]);
+    return 2;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const DeviceCatalogue catalogue = DeviceCatalogue::load();
   const LinkKindTable kinds = LinkKindTable::load();
@@ -33,7 +40,7 @@ int main(int argc, char** argv) {
   CollectivePoint point;
   point.op = CollectiveOp::all_reduce;
   point.bytes = bytes;
-  point.algorithm = CollectiveAlgorithm::ring;
+  point.algorithm = *algorithm;
   const CollectiveResult r = simulate_collective(system, CollectiveTuning::load(), point);
   const double sim_s = seconds_since(t1);
 
