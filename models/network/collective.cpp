@@ -212,7 +212,8 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
       for (const auto& node : shape.nodes) tree.switches.push_back(*topology()->place(node.front())->nvswitch);
       TransferPlan chunk = plan_nvls_tree_chunk(tree);
       const int chunks = nvls_tree_chunks(tree);
-      if (chunk.transfers.size() * static_cast<std::uint64_t>(chunks) >= tuning_.fast_path_nvls_tree_min_transfers) {
+      if (chunks >= tuning_.fast_path_nvls_tree_min_chunks &&
+          chunk.transfers.size() * static_cast<std::uint64_t>(chunks) >= tuning_.fast_path_nvls_tree_min_transfers) {
         chunk.flow_key = take_flow_keys(1);
         return {tuning_.nvls_tree.launch_latency,
                 [context, chunk = std::move(chunk), chunks](std::function<void()> done) mutable {

@@ -89,9 +89,10 @@ CollectiveTuning CollectiveTuning::load(const std::string& path) {
   t.nvls_tree = read_nvls_tree(root.child("nvls_tree"));
   t.sharp = read_in_switch(root.child("sharp"));
   const ConfigNode fast = root.child("fast_path");
-  fast.expect_keys({"min_sends", "nvls_tree_min_transfers", "sources"});
+  fast.expect_keys({"min_sends", "nvls_tree_min_transfers", "nvls_tree_min_chunks", "sources"});
   t.fast_path_min_sends = static_cast<std::uint64_t>(fast.positive_integer("min_sends"));
   t.fast_path_nvls_tree_min_transfers = static_cast<std::uint64_t>(fast.positive_integer("nvls_tree_min_transfers"));
+  t.fast_path_nvls_tree_min_chunks = static_cast<int>(fast.positive_integer("nvls_tree_min_chunks"));
   return t;
 }
 

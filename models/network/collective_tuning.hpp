@@ -74,8 +74,10 @@ struct CollectiveTuning {
   NvlsTreeTuning nvls_tree;
   // A ring with more sends than this runs as steady flows (ring_fast.hpp).
   std::uint64_t fast_path_min_sends = UINT64_MAX;
-  // NVLSTree plans of at least this many transfers run as steady flows (pipelined_run.hpp).
+  // NVLSTree plans of at least this many transfers and chunks run as steady
+  // flows (pipelined_run.hpp).
   std::uint64_t fast_path_nvls_tree_min_transfers = UINT64_MAX;
+  int fast_path_nvls_tree_min_chunks = 1;
 
   // Bytes/s NCCL's kernels reduce at on a GPU model (catalogue id), where
   // that is below the wire; a model not listed is bound by its links alone.

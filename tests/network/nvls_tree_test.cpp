@@ -143,7 +143,8 @@ TEST_CASE("the node trees are NCCL's: a btree rooted at 0 and its mirror, or its
 // of a chunk instead of 64 chunks of flows, and the first chunk's trip
 // simulated alone. It must give the chunk-by-chunk plan's time where the
 // plan is long (the shipped tuning takes it from 100,000 transfers: 26 or
-// more nodes at 1 GiB), and run a fraction of the flows.
+// more nodes at 1 GiB, with 16 chunks or more), and run a fraction of the
+// flows.
 TEST_CASE("pipelined NVLSTree agrees with the chunk-by-chunk plan on long pipelines",
           "[network][collective][nvls_tree]") {
   const System& x16 = system_named("dgx_h100_x16_ndr.yaml");
@@ -152,18 +153,19 @@ TEST_CASE("pipelined NVLSTree agrees with the chunk-by-chunk plan on long pipeli
   CollectiveTuning pipelined = chunked;
   pipelined.fast_path_nvls_tree_min_transfers = 1;
   for (int gpus : {16, 32, 64, 128}) {
-    for (double bytes : {1.0 * kGiB, 8.0 * kGiB}) {
+    for (double bytes : {256.0 * kMiB, 1.0 * kGiB, 8.0 * kGiB}) {
       const CollectivePoint point{CollectiveOp::all_reduce, gpus, bytes, CollectiveAlgorithm::nvls_tree};
       const CollectiveResult a = simulate_collective(x16, chunked, point);
       const CollectiveResult b = simulate_collective(x16, pipelined, point);
       INFO(gpus << " GPUs, " << bytes / kGiB << " GiB: " << ps_to_seconds(a.time) * 1e6 << " us chunk by chunk, "
                 << ps_to_seconds(b.time) * 1e6 << " us pipelined");
       CHECK(b.time == Approx(a.time).epsilon(0.01));
-      CHECK(b.flows * 32 < a.flows);  // 64 chunks of flows against one, plus the steady ones
+      CHECK(b.flows * 8 < a.flows);  // 16-64 chunks of flows against one, plus the steady ones
     }
   }
-  // The shipped threshold leaves the plans of up to 10 nodes (the measured
-  // points) chunk by chunk and pipelines 128 nodes' at 1 GiB.
+  // The shipped thresholds leave the plans of up to 10 nodes (the measured
+  // points) and plans of few chunks chunk by chunk, and pipeline 128 nodes'
+  // at 1 GiB.
   const CollectiveTuning shipped = CollectiveTuning::load();
   const CollectivePoint ten_nodes{CollectiveOp::all_reduce, 80, 8.0 * kGiB, CollectiveAlgorithm::nvls_tree};
   CHECK(simulate_collective(x16, shipped, ten_nodes).flows == simulate_collective(x16, chunked, ten_nodes).flows);
@@ -171,5 +173,10 @@ TEST_CASE("pipelined NVLSTree agrees with the chunk-by-chunk plan on long pipeli
   const CollectiveResult big =
       simulate_collective(x128, shipped, {CollectiveOp::all_reduce, 1024, 1.0 * kGiB, CollectiveAlgorithm::nvls_tree});
   CHECK(big.flows < 10000);  // 8160 steady flows: one per transfer of a chunk
+  // Plans of few chunks stay chunk by chunk however many transfers they have.
+  CollectiveTuning any_size = shipped;
+  any_size.fast_path_nvls_tree_min_transfers = 1;
+  const CollectivePoint few_chunks{CollectiveOp::all_reduce, 80, 128.0 * kMiB, CollectiveAlgorithm::nvls_tree};
+  CHECK(simulate_collective(x16, any_size, few_chunks).flows == simulate_collective(x16, chunked, few_chunks).flows);
   CHECK(big.busbw_bytes_per_s > 0.8 * simulate_collective(x16, shipped, ten_nodes).busbw_bytes_per_s);
 }
