@@ -139,7 +139,7 @@ void FlowNetwork::settle_link(LinkId link) {
 
 void FlowNetwork::recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining) {
   ++recomputations_;
-  const auto wall_start = std::chrono::steady_clock::now();
+  const auto wall_start = time_recomputes_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   // Everything connected to the seeds is brought up to now at the old rates
   // before any rate changes. Each link and flow settles on its own, so the
   // order of touched_ does not matter.
@@ -155,7 +155,9 @@ void FlowNetwork::recompute(std::span<const LinkId> seeds, std::span<const FlowR
     component_.push_back(ref);
   }
   apply_rates(each_alone() ? alone_rates() : shared_rates());
-  recompute_wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (time_recomputes_) {
+    recompute_wall_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  }
 }
 
 // Whether no link of the component carries more than one crossing, as the

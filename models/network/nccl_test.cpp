@@ -47,6 +47,7 @@ CollectiveResult simulate_collective(const System& system, const CollectiveTunin
   const std::size_t count = members.size();
   Engine engine;
   FlowNetwork network(engine, system.link_capacities());
+  network.time_recomputes();  // reported in CollectiveResult (bench_collective)
   CollectiveRunner runner(engine, network, system, tuning);
   CollectiveTopology topology = describe_collective_topology(system, point.sharp);
   topology.ctas = point.ctas;

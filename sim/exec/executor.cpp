@@ -522,6 +522,17 @@ void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) 
   }
 }
 
+// A pipeline transfer's ECMP key: one per sender and receiver pair, as NCCL
+// keeps one connection (queue pair, so one source port to hash) per peer.
+// Keyless, every transfer would take the first least-cost route, on a fat
+// tree every leaf's first spine. The top bit keeps these keys apart from the
+// collectives' sequential ones.
+namespace {
+std::uint64_t peer_flow_key(std::uint32_t sender, std::uint32_t receiver) {
+  return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(sender) << 32) | receiver;
+}
+}  // namespace
+
 void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer) {
   const std::uint32_t peer = trace_.peer(rank, transfer);
   if (peer >= ranks_.size() || peer == rank) {
@@ -538,14 +549,18 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
   const OpIndex receive_op = pending.receives.front();
   pending.sends.pop_front();
   pending.receives.pop_front();
-  launch_peer_transfer(sender, receiver, send_op, receive_op);
+  if (!pending.path) {
+    pending.path = &system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint, peer_flow_key(sender, receiver));
+  }
+  launch_peer_transfer(sender, receiver, send_op, receive_op, *pending.path);
 }
 
 // The sender's byte count is the transfer's size: a receive posts a buffer,
 // the send decides what fills it.
-void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op) {
+void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op,
+                                    const Path& path) {
   const std::uint32_t transfer = transfers_.acquire();
-  transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op};
+  transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op, kNoCheck, &path};
   // A side that arrived ahead of the clock (settle_kernel) starts the bytes later.
   const TimePs sent = result_.timelines[sender].ops[send_op].start;
   const TimePs received = result_.timelines[receiver].ops[receive_op].start;
@@ -560,23 +575,10 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
   }
 }
 
-// A pipeline transfer's ECMP key: one per sender and receiver pair, as NCCL
-// keeps one connection (queue pair, so one source port to hash) per peer.
-// Keyless, every transfer would take the first least-cost route, on a fat
-// tree every leaf's first spine. The top bit keeps these keys apart from the
-// collectives' sequential ones.
-namespace {
-std::uint64_t peer_flow_key(std::uint32_t sender, std::uint32_t receiver) {
-  return (std::uint64_t{1} << 63) | (static_cast<std::uint64_t>(sender) << 32) | receiver;
-}
-}  // namespace
-
 void Executor::start_transfer(std::uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
-  const Path& path =
-      system_.route(ranks_[t.sender].endpoint, ranks_[t.receiver].endpoint, peer_flow_key(t.sender, t.receiver));
-  network_->start(path, send.bytes, [this, transfer] { finish_transfer(transfer); });
+  network_->start(*t.path, send.bytes, [this, transfer] { finish_transfer(transfer); });
   if (!fold_) return;
   // The images' transfers start now too, on their own routes.
   const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");

@@ -128,6 +128,7 @@ class Executor {
   struct PendingPeer {
     std::deque<OpIndex> sends;     // on the sending rank
     std::deque<OpIndex> receives;  // on the receiving rank
+    const Path* path = nullptr;    // the pair's route, one ECMP key per pair: found once
   };
 
   void replay();
@@ -164,7 +165,8 @@ class Executor {
   void start_host_work(std::uint32_t rank, OpIndex op, const HostWork& host);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
-  void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op);
+  void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op,
+                            const Path& path);
   void start_transfer(std::uint32_t transfer);
   void finish_transfer(std::uint32_t transfer);
   void record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& meeting);
@@ -206,6 +208,7 @@ class Executor {
     OpIndex send_op = 0;
     OpIndex receive_op = 0;
     std::uint32_t check = kNoCheck;
+    const Path* path = nullptr;
   };
   SlotPool<TransferState> transfers_;
   ExecutionResult result_;
