@@ -2,7 +2,8 @@
 """Why do the single-GPU training steps' GEMMs and attention run 16-28 %
 faster inside a step (measure_step_profile.py) than the same shapes timed
 alone (measure_gpu.py, measure_large_m_gemm.py), which the Hopper kernel fit
-is fitted to? Prepared for the next lent GPU (issue #16); not yet run.
+is fitted to? Issue #16; run on an H100 on 2026-11-26
+(../h100_sxm_layout_gap_2026-11-26.json).
 
 Two candidate causes, separated here, on the layers of the two profiled
 steps (MPT-760M at 12 x 2048 tokens, the Llama 3 8B-shaped layer at 8192):
