@@ -109,11 +109,11 @@ TEST_CASE("tensor-core kernels of a training step run at the H100's power-capped
                 << r["sustained_20_30s_ms"].get<double>() << " ms");
     // A step's GEMM takes the measured slowdown over the burst the kernel fit prices ...
     CHECK(sustained_s / burst_s == Approx(gpu.compute.sustained_tensor_slowdown).epsilon(0.01));
-    // ... and lands within the bf16 GEMM fit's worst out-of-sample error (14.9 %,
-    // docs/accuracy.md) of the measured sustained time. (The fit's burst is
-    // itself slow on these big shapes: its sweep's largest GEMMs already ran
-    // partly throttled, so here the model errs high.)
-    CHECK(sustained_s / (r["sustained_20_30s_ms"].get<double>() * 1e-3) == Approx(1.0).epsilon(0.15));
+    // ... and, the kernel fit being timed at burst clock, lands within 5 % of the
+    // measured burst and sustained times. (The first fit came from a sweep that
+    // ran at the power cap: it erred up to 15 % high here.)
+    CHECK(burst_s / (r["burst_median_ms"].get<double>() * 1e-3) == Approx(1.0).epsilon(0.05));
+    CHECK(sustained_s / (r["sustained_20_30s_ms"].get<double>() * 1e-3) == Approx(1.0).epsilon(0.05));
     // No measured slowdown on the A100: its kernels are priced as before.
     CHECK(estimate_compute(*a100, sustained).time == estimate_compute(*a100, burst).time);
     ratio_sum += r["ratio_sustained_over_burst_time"].get<double>();
@@ -194,14 +194,28 @@ TEST_CASE("a framework's kernel time factor is the one fitted for the GPU genera
   const Scenario megatron_a100 = load_scenario(write_framework_run("megatron_a100", "dgx_a100", "megatron-lm"));
   const Scenario composer_h100 = load_scenario(write_framework_run("composer_h100", "dgx_h100", "composer"));
   const Scenario composer_a100 = load_scenario(write_framework_run("composer_a100", "dgx_a100", "composer"));
-  // megatron-lm: nothing left on Hopper once the power-capped clock is
-  // modelled; its A100 fit (the entry's default) elsewhere.
-  CHECK(megatron_h100.workload.kernel_time_factor == Approx(1.0));
+  // megatron-lm: its Hopper fit (on burst-clock kernels and the power-capped
+  // clock) on H100, its A100 fit (the entry's default) elsewhere.
+  CHECK(megatron_h100.workload.kernel_time_factor == Approx(1.07));
   CHECK(megatron_a100.workload.kernel_time_factor == Approx(1.23));
   // composer: its Hopper fit on H100, no factor where it has none.
-  CHECK(composer_h100.workload.kernel_time_factor == Approx(1.08));
+  CHECK(composer_h100.workload.kernel_time_factor == Approx(1.16));
   CHECK(composer_a100.workload.kernel_time_factor == Approx(1.0));
   // And it is what stretches the kernels.
-  CHECK(lm_head_flops(composer_h100) == Approx(1.08 * lm_head_flops(ideal_h100)));
-  CHECK(lm_head_flops(megatron_h100) == Approx(lm_head_flops(ideal_h100)));
+  CHECK(lm_head_flops(composer_h100) == Approx(1.16 * lm_head_flops(ideal_h100)));
+  CHECK(lm_head_flops(megatron_h100) == Approx(1.07 * lm_head_flops(ideal_h100)));
+}
+
+TEST_CASE("the pytorch framework prices what a plain eager loop runs and nothing else", "[plans][framework]") {
+  const Scenario ideal = load_scenario(write_framework_run("ideal_loop", "dgx_h100", "ideal"));
+  const Scenario eager = load_scenario(write_framework_run("pytorch_loop", "dgx_h100", "pytorch"));
+  // measure_train_step.py: F.cross_entropy(logits.float()) and AdamW(foreach=True).
+  CHECK(eager.workload.loss_in_fp32);
+  CHECK(eager.workload.loss_unfused_fp32);
+  CHECK_FALSE(eager.workload.optimizer_fused);
+  CHECK_FALSE(ideal.workload.loss_in_fp32);
+  CHECK(ideal.workload.optimizer_fused);
+  // No fitted factor: the kernels keep their prices.
+  CHECK(eager.workload.kernel_time_factor == Approx(1.0));
+  CHECK(lm_head_flops(eager) == Approx(lm_head_flops(ideal)));
 }

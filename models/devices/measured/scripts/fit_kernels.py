@@ -79,18 +79,17 @@ def main():
     gemms = [p for p in data["gemm"] if p["split"] != "excluded"]
 
     def gemm_residuals(x, points):
-        return [math.log(2 * p["m"] * p["n"] * p["k"] / (gemm_time(x, p) + x[6] * 1e-6) / 1e12 / p["tflops"])
-                for p in points]
+        return [math.log(2 * p["m"] * p["n"] * p["k"] / (gemm_time(x, p) + p["harness_gap_us"] * 1e-6) / 1e12 /
+                         p["tflops"]) for p in points]
 
     fit = [p for p in gemms if p["split"] == "fit"]
-    x = least_squares(lambda v: gemm_residuals(v, fit), [0.8, 1.0, 0.7, 128, 256, 0.8, 10],
-                      bounds=([0.3, 0.8, 0.3, 0, 0, 0.05, 0], [1, 1.1, 1, 4000, 8000, 1, 40])).x
+    x = least_squares(lambda v: gemm_residuals(v, fit), [0.8, 1.0, 0.7, 128, 256, 0.8],
+                      bounds=([0.3, 0.8, 0.3, 0, 0, 0.05], [1, 1.1, 1, 4000, 8000, 1])).x
     print(f"gemm: max_efficiency bf16 {x[0]:.4f} fp16 {x[0] * x[1]:.4f} fp8 {x[2]:.4f}; k_overhead bf16/fp16 "
-          f"{x[3]:.0f} fp8 {x[4]:.0f}; tail_split_efficiency {x[5]:.3f}; harness gap {x[6]:.1f} us")
+          f"{x[3]:.0f} fp8 {x[4]:.0f}; tail_split_efficiency {x[5]:.3f}")
     for dtype in ("bf16", "fp16", "fp8"):
         report(f"gemm {dtype}", {s: [math.exp(r) - 1 for r in gemm_residuals(x, [p for p in gemms if
                                  p["dtype"] == dtype and p["split"] == s])] for s in ("fit", "held_out")})
-    gap_s = round(x[6], 1) * 1e-6
     for kernel in ("flash2", "cudnn"):
         for pas in ("forward", "backward"):
             pts = [p for p in data["attention"] if p["kernel"] == kernel and p["pass"] == pas]

@@ -9,7 +9,12 @@ weight gradient dy.T @ x = "tn") for the same m, n, k. Issue #16: a step's
 GEMMs and attention ran 16-28 % faster than the fit's points
 (docs/accuracy.md, "Both single-GPU H100 steps").
 
-    python3 measure_back_to_back.py KERNEL_POINTS_YAML OUT_DIR   (writes OUT_DIR/back_to_back.json)
+    python3 measure_back_to_back.py KERNEL_POINTS_YAML OUT_DIR [SECTIONS]
+
+writes OUT_DIR/back_to_back.json, or OUT_DIR/back_to_back_SECTIONS.json when
+SECTIONS (comma-separated, of gemm, attention, other_dtypes; all by default)
+is given. other_dtypes: the fit's fp16 and fp8 GEMMs in the fit's own layout
+(fp8 as torch._scaled_mm of e4m3 operands, the second one column-major).
 
 Each shape's timings are taken one right after the other, so their ratios
 hold even where the card's clock drifts; log the clock beside it with
@@ -78,18 +83,64 @@ def measure_gemms(points):
     return rows
 
 
-def attention_row(backend, batch, heads, seq, head_dim, causal):
+def gemm_call(dtype, m, n, k):
+    """One m x n x k GEMM as the fit timed it: a @ b (bf16, fp16), or measure_gpu.measure_gemm's fp8 call."""
+    if dtype in ("bf16", "fp16"):
+        torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
+        a, b = (torch.randn(m, k, device="cuda", dtype=torch_dtype),
+                torch.randn(k, n, device="cuda", dtype=torch_dtype))
+        return lambda: a @ b
+    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0, device="cuda")
+    return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+
+def other_dtype_row(dtype, m, n, k):
+    fn = gemm_call(dtype, m, n, k)
+    row = {"dtype": dtype, "m": m, "n": n, "k": k, "per_call_ms": round(time_ms(fn), 5),
+           "back_to_back_ms": round(back_to_back_ms(fn), 5)}
+    for key in ("per_call_ms", "back_to_back_ms"):
+        row[key.replace("_ms", "_tflops")] = round(2 * m * n * k / row[key] / 1e9, 1)
+    return row
+
+
+def measure_other_dtypes(points):
+    rows = []
+    for p in points["gemm"]:
+        if p.get("dtype") not in ("fp16", "fp8"):
+            continue
+        try:
+            row = other_dtype_row(p["dtype"], p["m"], p["n"], p["k"])
+        except Exception as err:  # noqa: BLE001
+            row = {"dtype": p["dtype"], "m": p["m"], "n": p["n"], "k": p["k"], "error": str(err).splitlines()[0][:200]}
+        row.update({"split": p["split"], "fit_time_ms": p["time_ms"]})
+        rows.append(row)
+        print("gemm", row, flush=True)
+        torch.cuda.empty_cache()
+    return rows
+
+
+def attention_calls(backend, batch, heads, seq, head_dim, causal):
+    """(backend context, forward, forward + backward) of causal or full SDPA on random bf16 q, k, v."""
     from torch.nn.attention import sdpa_kernel
 
     q, k, v = (torch.randn(batch, heads, seq, head_dim, device="cuda", dtype=torch.bfloat16, requires_grad=True)
                for _ in range(3))
-    with sdpa_kernel([attention_backends()[backend]]):
-        fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    backend_context = lambda: sdpa_kernel([attention_backends()[backend]])
+    fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    with backend_context():
         grad = torch.randn_like(fwd())
 
-        def fwd_bwd():
-            F.scaled_dot_product_attention(q, k, v, is_causal=causal).backward(grad)
+    def fwd_bwd():
+        F.scaled_dot_product_attention(q, k, v, is_causal=causal).backward(grad)
 
+    return backend_context(), fwd, fwd_bwd
+
+
+def attention_row(backend, batch, heads, seq, head_dim, causal):
+    context, fwd, fwd_bwd = attention_calls(backend, batch, heads, seq, head_dim, causal)
+    with context:
         row = {"fwd_per_call_ms": time_ms(fwd, reps=10, warmup=3),
                "fwd_back_to_back_ms": back_to_back_ms(fwd, calls=10),
                "fwd_bwd_per_call_ms": time_ms(fwd_bwd, reps=10, warmup=3),
@@ -97,9 +148,10 @@ def attention_row(backend, batch, heads, seq, head_dim, causal):
     return {key: round(ms, 5) for key, ms in row.items()}
 
 
-def measure_attention():
-    rows, total_tokens, hidden = [], 16384, 2048  # measure_gpu.measure_attention's grid
-    for backend in ("flash", "cudnn"):
+def measure_attention(backends=("flash", "cudnn"), row_of=None, after_head_dim=lambda rows: None):
+    """measure_gpu.measure_attention's grid, one row per case from row_of (attention_row by default)."""
+    rows, total_tokens, hidden = [], 16384, 2048
+    for backend in backends:
         for head_dim in (64, 128, 256):
             for causal in (False, True):
                 for seq in (512, 1024, 2048, 4096, 8192, 16384):
@@ -107,12 +159,13 @@ def measure_attention():
                     row = {"backend": backend, "batch": batch, "heads": heads, "seq_len": seq,
                            "head_dim": head_dim, "causal": causal}
                     try:
-                        row.update(attention_row(backend, batch, heads, seq, head_dim, causal))
+                        row.update((row_of or attention_row)(backend, batch, heads, seq, head_dim, causal))
                     except Exception as err:  # noqa: BLE001
                         row["error"] = str(err).splitlines()[0][:200]
                     rows.append(row)
                     print("attention", row, flush=True)
                     torch.cuda.empty_cache()
+            after_head_dim(rows)
     return rows
 
 
@@ -121,7 +174,7 @@ def median_ratio(rows, num, den):
     return round(statistics.median(ratios), 4) if ratios else None
 
 
-def main(points_path, out_dir):
+def main(points_path, out_dir, sections=None):
     with open(points_path) as f:
         points = yaml.safe_load(f)
     out = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
@@ -130,12 +183,17 @@ def main(points_path, out_dir):
            f"eager calls after warm-ups); back_to_back: CUDA events around {CALLS} (GEMM) or 10 (attention) "
            f"calls launched without synchronising, per call, median of {REPEATS}; random normal bf16 data"}
     time.sleep(3)
-    for name, measure in (("gemm", lambda: measure_gemms(points)), ("attention", measure_attention)):
+    name_of_file = "back_to_back.json" if sections is None else f"back_to_back_{sections.replace(',', '_')}.json"
+    wanted = (sections or "gemm,attention,other_dtypes").split(",")
+    for name, measure in (("gemm", lambda: measure_gemms(points)), ("attention", measure_attention),
+                          ("other_dtypes", lambda: measure_other_dtypes(points))):
+        if name not in wanted:
+            continue
         try:
             out[name] = measure()
         except Exception as err:  # noqa: BLE001
             out[name + "_error"] = str(err).splitlines()[0][:300]
-        with open(os.path.join(out_dir, "back_to_back.json"), "w") as f:
+        with open(os.path.join(out_dir, name_of_file), "w") as f:
             json.dump(out, f, indent=1)
     gemm = [r for r in out.get("gemm", []) if r["nn_per_call_ms"] >= 0.05]
     att = out.get("attention", [])
@@ -146,10 +204,14 @@ def main(points_path, out_dir):
         "attention fwd back to back / per call": median_ratio(att, "fwd_back_to_back_ms", "fwd_per_call_ms"),
         "attention fwd_bwd back to back / per call": median_ratio(att, "fwd_bwd_back_to_back_ms", "fwd_bwd_per_call_ms"),
     }
-    with open(os.path.join(out_dir, "back_to_back.json"), "w") as f:
+    for dtype in ("fp16", "fp8"):
+        rows = [r for r in out.get("other_dtypes", []) if r["dtype"] == dtype and r.get("per_call_ms", 0) >= 0.05]
+        out["summary"][f"gemm {dtype} (per call >= 50 us) back to back / per call"] = median_ratio(
+            rows, "back_to_back_ms", "per_call_ms")
+    with open(os.path.join(out_dir, name_of_file), "w") as f:
         json.dump(out, f, indent=1)
     print(json.dumps(out["summary"], indent=1))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])
