@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks that the figures the docs quote for shipped configs are what this
+"""Checks that the figures the docs and the labs quote for shipped configs are what this
 commit's simctl prints, so a model change cannot leave a page describing
 results simctl no longer gives.
 
@@ -26,6 +26,8 @@ TFLOPS = r"Model FLOPs\s+([\d.]+) TFLOP/s per GPU"
 TTFT = r"time to first token \(TTFT\)\s+([\d.]+) ms"
 TPOT = r"time per output token \(TPOT\)\s+([\d.]+) ms"
 FITS = r"largest batch that fits in memory\s+(\d+)"
+COMPUTE = r"\n  compute\s+([\d.]+)\s"
+EXPOSED_PERCENT = r"also (\d+)% exposed communication"
 
 
 def used_gib(ranks):
@@ -46,7 +48,22 @@ CLAIMS = [
         (TTFT, "TTFT {:.0f} ms"), (TPOT, "TPOT {:.1f} ms")]),
     ("docs/inference.md", "configs/inference_llama3_8b_h100.yaml", [
         (TTFT, "TTFT {:.0f} ms"), (TPOT, "TPOT {:.1f} ms"), (FITS, "{:.0f} sequences fit")]),
-]
+    # The labs' findings: a course hands these numbers to students.
+    ("labs/03-host-to-device/README.md", "labs/03-host-to-device/resnet50_1gpu.yaml", [(STEP, "| {:.2f} |")]),
+    ("labs/04-dataparallel-vs-ddp/README.md", "labs/04-dataparallel-vs-ddp/single.yaml", [(STEP, "| 1 GPU | {:.3f} |")]),
+    ("labs/04-dataparallel-vs-ddp/README.md", "labs/04-dataparallel-vs-ddp/data_parallel.yaml", [
+        (STEP, "| DataParallel x8 | {:.3f} |")]),
+    ("labs/04-dataparallel-vs-ddp/README.md", "labs/04-dataparallel-vs-ddp/ddp.yaml", [(STEP, "| DDP x8 | {:.3f} |")]),
+    ("labs/05-scaling-out/README.md", "labs/05-scaling-out/ddp.yaml", [
+        (COMPUTE, "per {:.1f} ms of compute"), (EXPOSED_PERCENT, "also {:.0f}% exposed communication")]),
+    ("labs/06-model-pipeline-hybrid/README.md", "labs/06-model-pipeline-hybrid/tp_in_node.yaml", [
+        (STEP, "| inside one node (NVSwitch) | {:.1f} |")]),
+    ("labs/06-model-pipeline-hybrid/README.md", "labs/06-model-pipeline-hybrid/tp_across_nodes.yaml", [
+        (STEP, "| across 4 nodes (NDR) | {:.1f} |")]),
+] + [("labs/07-gh200-offload/README.md", f"labs/07-gh200-offload/{name}.yaml", [(STEP, "| {:.1f} |")])
+     for name in ("llama3_8b_gh200_offload", "llama3_8b_gh200_pcie_offload", "llama3_8b_h100_pcie_offload",
+                  "llama3_8b_gh200_offload_all", "llama3_8b_gh200_pcie_offload_all", "gpt_1p3b_gh200",
+                  "gpt_1p3b_gh200_offload")]
 
 
 def main(argv):
@@ -69,7 +86,7 @@ def main(argv):
     if missing:
         print(f"{len(missing)} figure(s) stale: update the pages (and reread what they conclude)")
         return 1
-    print(f"the docs' figures of {len(CLAIMS)} shipped configs are current")
+    print(f"the docs' and labs' figures of {len(CLAIMS)} shipped configs are current")
     return 0
 
 
