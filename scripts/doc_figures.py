@@ -9,7 +9,9 @@ SIMCTL defaults to build/simctl. Each claim runs `simctl run CONFIG`, reads a
 figure from the report with a pattern, formats it as the page writes it and
 looks for that text in the page. Exits 1 listing every figure a page lacks,
 with the value simctl printed; fix the page by hand (the prose around a
-figure may need rereading too). The study tables have their own generator
+figure may need rereading too). It also runs `simctl lab run N` for every lab
+and lists each key figure the lab's README does not quote, and checks lab 1's
+roofline rows against `simctl roofline`. The study tables have their own generator
 (scripts/study_docs.py); docs/accuracy.md and docs/network.md are checked by
 the C++ accuracy tests.
 """
@@ -66,6 +68,94 @@ CLAIMS = [
                   "gpt_1p3b_gh200_offload")]
 
 
+# Key figures of `simctl lab run N` that a lab's README does not quote as printed, and why.
+LAB_UNQUOTED = {
+    5: {"8 GPUs, 1 server": "quoted as scaling efficiency",
+        "32 GPUs, 25 GbE": "quoted as scaling efficiency",
+        "32 GPUs, 100 GbE": "quoted as scaling efficiency",
+        "32 GPUs, InfiniBand NDR": "quoted as scaling efficiency",
+        "step, 32 GPUs over 25 GbE": "quoted as all-reduce per compute (the ddp.yaml claim above)",
+        "exposed DP communication, 25 GbE": "quoted as a share of the step (the ddp.yaml claim above)"},
+    6: {"PP 4, m 32, GPipe: step": "quoted as its bubble share"},
+}
+
+NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\d)")
+# A figure printed in one unit may be quoted in the next larger one.
+LARGER_UNIT = {"ns": 1e-3, "us": 1e-3, "ms": 1e-3}
+
+
+def numbers(text):
+    """Every number in a page: (value, decimals written, significant digits)."""
+    for m in NUMBER.finditer(text):
+        whole, decimals = m.group(1).replace(",", ""), m.group(2) or ""
+        yield float(f"{whole}.{decimals}" if decimals else whole), len(decimals), len((whole + decimals).lstrip("0"))
+
+
+def quotes(text, value, unit):
+    """Whether the page writes `value` as printed or rounded (e.g. 2385.40 as 2,385), or in the next larger
+    unit with three significant digits or more (154632.35 us as 154.6 ms). One-digit numbers must match
+    exactly: any page has a 2 somewhere."""
+    try:
+        printed = float(value.replace(",", ""))
+    except ValueError:
+        return value in text
+    candidates = [(printed, 2)] + ([(printed * LARGER_UNIT[unit], 3)] if unit in LARGER_UNIT else [])
+    for number, decimals, significant in numbers(text):
+        for target, min_significant in candidates:
+            if significant < min_significant and number != target:
+                continue
+            if abs(number - target) <= 0.5 * 10 ** -decimals + 1e-9:
+                return True
+    return False
+
+
+def lab_numbers():
+    labs = []
+    for name in sorted(os.listdir(os.path.join(ROOT, "labs"))):
+        if os.path.exists(os.path.join(ROOT, "labs", name, "lab.yaml")):
+            labs.append(int(name.split("-")[0]))
+    return labs
+
+
+def stale_lab_figures(simctl, lab):
+    """A lab's README must quote every key figure `simctl lab run N` prints, but those LAB_UNQUOTED names."""
+    folder = next(name for name in os.listdir(os.path.join(ROOT, "labs")) if name.startswith(f"{lab:02d}-"))
+    page = f"labs/{folder}/README.md"
+    text = open(os.path.join(ROOT, page)).read()
+    report = subprocess.run([simctl, "lab", "run", str(lab)], check=True, capture_output=True, text=True).stdout
+    rows = report.split("Key figures:\n", 1)[1].splitlines()[1:]
+    missing = []
+    for row in rows:
+        found = re.match(r"  (.*?)\s{2,}(\S+)\s+(\S.*)$", row)
+        if not found:
+            continue
+        figure, value, unit = found.groups()
+        if figure not in LAB_UNQUOTED.get(lab, {}) and not quotes(text, value, unit):
+            missing.append(f"{page} lacks {figure}: {value} {unit} (simctl lab run {lab})")
+    return missing
+
+
+ROOFLINE_PAGE = "labs/01-roofline/README.md"
+ROOFLINE_DEVICES = ["epyc-7742", "rtx-3090", "h100-sxm"]
+
+
+def stale_roofline_rows(simctl):
+    """Lab 1 prints op-group rows of `simctl roofline` (EPYC 7742, RTX 3090, H100): each must be a row simctl
+    prints now, spacing aside."""
+    printed = set()
+    for config in ("gpt_1p3b_h100.yaml", "resnet50_h100.yaml"):
+        report = subprocess.run([simctl, "roofline", os.path.join(ROOT, "labs/01-roofline", config), "--device"] +
+                                ROOFLINE_DEVICES, check=True, capture_output=True, text=True).stdout
+        printed.update(" ".join(line.split()) for line in report.splitlines())
+    quoted = [line for line in open(os.path.join(ROOT, ROOFLINE_PAGE)).read().splitlines()
+              if re.match(r"^      [a-z][\w.]* +(gemm|norm|elementwise|optimizer) ", line)]
+    missing = [f"{ROOFLINE_PAGE} quotes a row simctl roofline no longer prints: {' '.join(row.split())}"
+               for row in quoted if " ".join(row.split()) not in printed]
+    if not quoted:
+        missing.append(f"{ROOFLINE_PAGE}: no roofline rows found to check")
+    return missing
+
+
 def main(argv):
     simctl = argv[0] if argv else os.path.join(ROOT, "build", "simctl")
     missing = []
@@ -81,12 +171,16 @@ def main(argv):
             quoted = written.format(float(found.group(1)))
             if quoted not in text:
                 missing.append(f"{page} lacks '{quoted}' ({config} prints {found.group(1)})")
+    labs = lab_numbers()
+    for lab in labs:
+        missing += stale_lab_figures(simctl, lab)
+    missing += stale_roofline_rows(simctl)
     for line in missing:
         print(line)
     if missing:
         print(f"{len(missing)} figure(s) stale: update the pages (and reread what they conclude)")
         return 1
-    print(f"the docs' and labs' figures of {len(CLAIMS)} shipped configs are current")
+    print(f"the docs' and labs' figures of {len(CLAIMS)} shipped configs and {len(labs)} labs' key figures are current")
     return 0
 
 
