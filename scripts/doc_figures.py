@@ -28,8 +28,16 @@ TFLOPS = r"Model FLOPs\s+([\d.]+) TFLOP/s per GPU"
 TTFT = r"time to first token \(TTFT\)\s+([\d.]+) ms"
 TPOT = r"time per output token \(TPOT\)\s+([\d.]+) ms"
 FITS = r"largest batch that fits in memory\s+(\d+)"
+TTFT_P = r"time to first token\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s"
+TPOT_P50 = r"time per output token\s+([\d.]+)\s"
 COMPUTE = r"\n  compute\s+([\d.]+)\s"
 EXPOSED_PERCENT = r"also (\d+)% exposed communication"
+EXPOSED_CP = r"context parallel \(CP\)\s+([\d.]+)\s"
+
+
+def seconds(written):
+    """A step printed in ms, written in s."""
+    return lambda ms: written.format(ms / 1000)
 
 
 def used_gib(ranks):
@@ -46,8 +54,14 @@ CLAIMS = [
         (used_gib("rank 0"), "{:.1f} GiB (")]),
     ("docs/fp8.md", "configs/dgx_h100_x8_llama2_7b_fp8.yaml", [
         (STEP, "step of {:.1f} ms"), (TOKENS, "{:,.0f} tokens/s"), (TFLOPS, "({:.1f} model TFLOP/s/GPU)")]),
+    ("docs/context-parallel.md", "configs/reference/nemo_llama31_8b_bf16_h100x8.yaml", [
+        (STEP, seconds("| {:.3f} s/step |")), (EXPOSED_CP, "exposed CP {:.1f} ms of the 8B's")]),
+    ("docs/context-parallel.md", "configs/reference/nemo_llama31_70b_bf16_h100x64.yaml", [
+        (STEP, seconds("| {:.3f} s/step |")), (EXPOSED_CP, "{:.1f} ms of the 70B's")]),
     ("docs/inference.md", "configs/inference_llama3_70b_tp8.yaml", [
         (TTFT, "TTFT {:.0f} ms"), (TPOT, "TPOT {:.1f} ms")]),
+    ("docs/inference.md", "configs/inference_llama3_8b_stream.yaml", [
+        (TTFT_P, "TTFT p50/p90/p99 {:.0f}/{:.0f}/{:.0f} ms"), (TPOT_P50, "TPOT p50 {:.1f} ms")]),
     ("docs/inference.md", "configs/inference_llama3_8b_h100.yaml", [
         (TTFT, "TTFT {:.0f} ms"), (TPOT, "TPOT {:.1f} ms"), (FITS, "{:.0f} sequences fit")]),
     # The labs' findings: a course hands these numbers to students.
@@ -135,6 +149,25 @@ def stale_lab_figures(simctl, lab):
     return missing
 
 
+README_COMMAND = "$ build/simctl run configs/dgx_h100_x8.yaml"
+
+
+def stale_readme_example(simctl):
+    """The README shows the first run's whole report as simctl prints it."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    if README_COMMAND + "\n" not in text:
+        return [f"README.md has no '{README_COMMAND}' example"]
+    shown = text.split(README_COMMAND + "\n", 1)[1].split("\n```", 1)[0] + "\n"
+    printed = subprocess.run([simctl, "run", os.path.join(ROOT, "configs/dgx_h100_x8.yaml")], check=True,
+                             capture_output=True, text=True, cwd=ROOT).stdout
+    if shown == printed:
+        return []
+    for number, (old, new) in enumerate(zip(shown.splitlines(), printed.splitlines()), 1):
+        if old != new:
+            return [f"README.md's example differs from what simctl prints at its line {number}: '{new}'"]
+    return ["README.md's example and simctl's report differ in length"]
+
+
 ROOFLINE_PAGE = "labs/01-roofline/README.md"
 ROOFLINE_DEVICES = ["epyc-7742", "rtx-3090", "h100-sxm"]
 
@@ -168,19 +201,22 @@ def main(argv):
             if not found:
                 missing.append(f"{config}: the report has no line matching {pattern!r}")
                 continue
-            quoted = written.format(float(found.group(1)))
+            values = [float(group) for group in found.groups()]
+            quoted = written(*values) if callable(written) else written.format(*values)
             if quoted not in text:
-                missing.append(f"{page} lacks '{quoted}' ({config} prints {found.group(1)})")
+                missing.append(f"{page} lacks '{quoted}' ({config} prints {', '.join(found.groups())})")
     labs = lab_numbers()
     for lab in labs:
         missing += stale_lab_figures(simctl, lab)
     missing += stale_roofline_rows(simctl)
+    missing += stale_readme_example(simctl)
     for line in missing:
         print(line)
     if missing:
         print(f"{len(missing)} figure(s) stale: update the pages (and reread what they conclude)")
         return 1
-    print(f"the docs' and labs' figures of {len(CLAIMS)} shipped configs and {len(labs)} labs' key figures are current")
+    print(f"the docs' and labs' figures of {len(CLAIMS)} shipped configs, {len(labs)} labs' key figures and the README's "
+          "example are current")
     return 0
 
 
