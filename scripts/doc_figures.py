@@ -149,23 +149,24 @@ def stale_lab_figures(simctl, lab):
     return missing
 
 
-README_COMMAND = "$ build/simctl run configs/dgx_h100_x8.yaml"
-
-
-def stale_readme_example(simctl):
-    """The README shows the first run's whole report as simctl prints it."""
+def stale_shown_output(simctl):
+    """A `$ build/simctl ...` line in a code block of the README is followed by what that command prints now,
+    whole and verbatim (stdout; the search's timing line goes to stderr)."""
     text = open(os.path.join(ROOT, "README.md")).read()
-    if README_COMMAND + "\n" not in text:
-        return [f"README.md has no '{README_COMMAND}' example"]
-    shown = text.split(README_COMMAND + "\n", 1)[1].split("\n```", 1)[0] + "\n"
-    printed = subprocess.run([simctl, "run", os.path.join(ROOT, "configs/dgx_h100_x8.yaml")], check=True,
-                             capture_output=True, text=True, cwd=ROOT).stdout
-    if shown == printed:
-        return []
-    for number, (old, new) in enumerate(zip(shown.splitlines(), printed.splitlines()), 1):
-        if old != new:
-            return [f"README.md's example differs from what simctl prints at its line {number}: '{new}'"]
-    return ["README.md's example and simctl's report differ in length"]
+    shown = re.findall(r"^\$ build/simctl ([^\n]*)\n(.*?)^```", text, re.S | re.M)
+    if not shown:
+        return ["README.md shows no `$ build/simctl` example"]
+    stale = []
+    for command, output in shown:
+        printed = subprocess.run([simctl] + command.split(), check=True, capture_output=True, text=True,
+                                 cwd=ROOT).stdout
+        if output == printed:
+            continue
+        lines = zip(output.splitlines(), printed.splitlines())
+        number = next((n for n, (old, new) in enumerate(lines, 1) if old != new), None)
+        where = f"at its line {number}" if number else "in length"
+        stale.append(f"README.md's output of 'simctl {command}' differs from what simctl prints {where}")
+    return stale
 
 
 ROOFLINE_PAGE = "labs/01-roofline/README.md"
@@ -209,14 +210,14 @@ def main(argv):
     for lab in labs:
         missing += stale_lab_figures(simctl, lab)
     missing += stale_roofline_rows(simctl)
-    missing += stale_readme_example(simctl)
+    missing += stale_shown_output(simctl)
     for line in missing:
         print(line)
     if missing:
         print(f"{len(missing)} figure(s) stale: update the pages (and reread what they conclude)")
         return 1
     print(f"the docs' and labs' figures of {len(CLAIMS)} shipped configs, {len(labs)} labs' key figures and the README's "
-          "example are current")
+          "examples are current")
     return 0
 
 
