@@ -29,6 +29,7 @@ RouteCache::RouteCache() = default;
 RouteCache::~RouteCache() = default;
 
 void RouteCache::clear() {
+  own_nics_.clear();
   search_.reset();
   node_search_.reset();
   destinations_.clear();
@@ -99,6 +100,9 @@ const Path& RouteCache::route(const SystemGraph& graph, const std::vector<Cable>
                               EndpointId to, FabricRouting routing) {
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | to;
   if (auto it = paths_.find(key); it != paths_.end()) return it->second;
+  if (auto own = route_via_own_nics(graph, cables, from, to, std::nullopt, routing, nullptr)) {
+    return paths_.emplace(key, std::move(*own)).first->second;
+  }
   if (routing == FabricRouting::by_destination && from != to) {
     return paths_.emplace(key, walk_by_destination(graph, cables, from, to, std::nullopt)).first->second;
   }
@@ -154,7 +158,9 @@ const Path& RouteCache::route_flow(const SystemGraph& graph, const std::vector<C
   const DestinationCosts& costs = costs_to(graph, to);
   if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
   bool keyed = false;
-  Path path = routing == FabricRouting::by_destination
+  std::optional<Path> own = route_via_own_nics(graph, cables, from, to, flow_key, routing, &keyed);
+  Path path = own ? std::move(*own)
+              : routing == FabricRouting::by_destination
                   ? walk_by_destination(graph, cables, from, to, flow_key, &keyed)
                   : walk_least_cost(
                         cables, from, to,
@@ -174,6 +180,59 @@ const Path& RouteCache::route_flow(const SystemGraph& graph, const std::vector<C
   if (!found) found = &seen.emplace_back(std::move(path));
   if (!keyed) keyless_paths_.emplace(pair, found);
   return *found;
+}
+
+const std::optional<OwnNic>& RouteCache::own_nic(const SystemGraph& graph, EndpointId gpu) {
+  auto it = own_nics_.find(gpu);
+  if (it == own_nics_.end()) it = own_nics_.emplace(gpu, find_own_nic(flat(graph), graph, gpu)).first;
+  return it->second;
+}
+
+std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, const std::vector<Cable>& cables,
+                                                   EndpointId from, EndpointId to,
+                                                   std::optional<std::uint64_t> flow_key, FabricRouting routing,
+                                                   bool* keyed) {
+  if (graph[from].kind != PartKind::gpu || graph[to].kind != PartKind::gpu || graph[from].node == graph[to].node)
+    return std::nullopt;
+  const std::optional<OwnNic>& out = own_nic(graph, from);
+  const std::optional<OwnNic>& in = own_nic(graph, to);
+  if (!out || !in) return std::nullopt;
+  Path path;
+  auto cross = [&](std::uint32_t cable, EndpointId& at) {
+    path.links.push_back(link_leaving(cables[cable], at));
+    path.latency += cables[cable].spec.latency;
+    at = other_end(cables[cable], at);
+  };
+  EndpointId at = from;
+  for (std::uint32_t cable : out->cables) cross(cable, at);
+  cross(out->fabric_cable, at);
+  if (at != in->fabric) {
+    const DestinationCosts& costs = costs_to(graph, in->fabric);
+    if (costs.cost(at) == RouteTree::kUnreachable) throw no_route(graph, from, to);
+    std::uint64_t digits = static_cast<std::uint64_t>(graph[to].node);
+    while (at != in->fabric) {
+      // The fabric's own hops only: a route between two leaves never detours
+      // through a node's NICs and PCIe switch, though one may tie on hops.
+      const std::vector<NextHop>& hops = hops_toward(graph, at, in->fabric, costs);
+      std::vector<std::size_t> fabric;
+      for (std::size_t i = 0; i < hops.size(); ++i) {
+        if (graph[hops[i].part].node == kNoNode) fabric.push_back(i);
+      }
+      if (fabric.empty()) throw no_route(graph, from, to);
+      std::size_t pick = 0;
+      if (fabric.size() > 1 && routing == FabricRouting::by_destination) {
+        pick = digits % fabric.size();
+        digits /= fabric.size();
+      } else if (fabric.size() > 1 && flow_key) {
+        pick = ecmp_pick(*flow_key, at, fabric.size());
+        if (keyed) *keyed = true;
+      }
+      cross(hops[fabric[pick]].cable, at);
+    }
+  }
+  cross(in->fabric_cable, at);
+  for (auto it = in->cables.rbegin(); it != in->cables.rend(); ++it) cross(*it, at);
+  return path;
 }
 
 }  // namespace simctl

@@ -28,7 +28,9 @@
 // is fixed by that node's index, one digit per tier (D-mod-k: the leaf's
 // uplink is index mod k, the spine's index / k mod k), whatever the flow.
 // A shift of every node by the same distance then puts no two flows on one
-// uplink. Inside nodes both kinds pick as above (by key, or first declared).
+// uplink. Inside nodes both kinds pick as above (by key, or first declared),
+// but a GPU's traffic to another node's GPU always leaves and arrives by the
+// two GPUs' own NICs (own_nic.hpp).
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -38,6 +40,7 @@
 #include <vector>
 
 #include "models/network/path.hpp"
+#include "sim/topology/own_nic.hpp"
 #include "sim/topology/system_graph.hpp"
 
 namespace simctl {
@@ -122,6 +125,14 @@ class RouteCache {
   // choice on the way depended on `flow_key`.
   Path walk_by_destination(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
                            std::optional<std::uint64_t> flow_key, bool* keyed = nullptr);
+  // A GPU's route to a GPU of another node through both GPUs' own NICs
+  // (own_nic.hpp); nothing when either has none. Between the two NICs' leaf
+  // switches the fabric picks as elsewhere: by `flow_key` (ECMP; the first
+  // choice without one) or by the destination node's digits (static).
+  std::optional<Path> route_via_own_nics(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
+                                         EndpointId to, std::optional<std::uint64_t> flow_key, FabricRouting routing,
+                                         bool* keyed);
+  const std::optional<OwnNic>& own_nic(const SystemGraph& graph, EndpointId gpu);
 
   std::unique_ptr<RouteGraph> flat_;
   std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays
@@ -129,6 +140,7 @@ class RouteCache {
   // Per destination asked for so far; per part a destination's node leads out to.
   std::unordered_map<EndpointId, std::unique_ptr<DestinationCosts>> destinations_;
   std::unordered_map<EndpointId, std::vector<std::int32_t>> outside_trees_;
+  std::unordered_map<EndpointId, std::optional<OwnNic>> own_nics_;  // per GPU asked for
   // ECMP's choices at a part toward a destination, by at << 32 | to: every
   // flow between the same nodes asks them again with another key.
   std::unordered_map<std::uint64_t, std::vector<NextHop>> hops_;

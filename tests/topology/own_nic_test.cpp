@@ -1,0 +1,61 @@
+// A GPU's traffic to another node leaves and arrives by the GPUs' own NICs
+// (own_nic.hpp): on a DGX A100, where two GPUs share a PCIe switch with two
+// NICs, GPU i uses NIC i whatever the flow key, so no NIC carries two GPUs'
+// flows while its neighbour idles.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/topology/topology_test_support.hpp"
+
+using namespace simctl;
+
+namespace {
+
+std::vector<std::string> link_names(const System& s, const Path& p) {
+  std::vector<std::string> out;
+  for (LinkId l : p.links) out.push_back(s.link_name(l));
+  return out;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& link) {
+  return std::find(names.begin(), names.end(), link) != names.end();
+}
+
+}  // namespace
+
+TEST_CASE("DGX A100 GPUs cross the fabric by their own NICs, for every flow key", "[topology][routing][own_nic]") {
+  const System s = test::system_from_file("configs/systems/dgx_a100_x5_hdr.yaml");
+  const std::vector<EndpointId> gpus = s.gpus();
+  REQUIRE(gpus.size() == 40);
+  for (int i = 0; i < 8; ++i) {
+    for (int j : {i, (i + 3) % 8}) {  // the same rail, and another rail through the spines
+      const EndpointId from = gpus[static_cast<std::size_t>(i)];
+      const EndpointId to = gpus[static_cast<std::size_t>(8 + j)];
+      const std::string out = "node0.pcie_switch" + std::to_string(i / 2) + " -> node0.nic" + std::to_string(i);
+      const std::string in = "node1.nic" + std::to_string(j) + " -> node1.pcie_switch" + std::to_string(j / 2);
+      INFO("gpu " << i << " -> node1 gpu " << j);
+      for (std::uint64_t key = 0; key < 16; ++key) {
+        const std::vector<std::string> names = link_names(s, s.route(from, to, key));
+        CHECK(has(names, out));
+        CHECK(has(names, in));
+        CHECK(names.size() == (i == j ? 6u : 8u));  // no detour through a node
+      }
+      const std::vector<std::string> plain = link_names(s, s.route(from, to));
+      CHECK(has(plain, out));
+      CHECK(has(plain, in));
+    }
+  }
+}
+
+TEST_CASE("a GPU with a NIC of its own keeps the route it had", "[topology][routing][own_nic]") {
+  // DGX H100: one NIC per GPU, so own-NIC routing changes nothing.
+  const System s = test::system_from_file("configs/systems/dgx_h100_x4_ndr.yaml");
+  const std::vector<EndpointId> gpus = s.gpus();
+  for (std::uint64_t key = 0; key < 8; ++key) {
+    const std::vector<std::string> names = link_names(s, s.route(gpus[5], gpus[29], key));
+    CHECK(has(names, "node0.pcie_switch5 -> node0.nic5"));
+    CHECK(has(names, "node3.nic5 -> node3.pcie_switch5"));
+  }
+}
