@@ -207,16 +207,23 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
   for (std::uint32_t cable : out->cables) cross(cable, at);
   cross(out->fabric_cable, at);
   if (at != in->fabric) {
-    const DestinationCosts& costs = costs_to(graph, in->fabric);
-    if (costs.cost(at) == RouteTree::kUnreachable) throw no_route(graph, from, to);
+    // Costs to the arriving NIC's leaf are that leaf's whole-graph tree, the
+    // one destination costs already keep for the nodes behind it.
+    const RouteGraph& g = flat(graph);
+    const std::vector<std::int32_t>& tree = outside_tree(in->fabric);
+    if (tree[at] == RouteTree::kUnreachable) throw no_route(graph, from, to);
     std::uint64_t digits = static_cast<std::uint64_t>(graph[to].node);
+    std::vector<std::uint32_t> fabric;  // next-hop cables, in declaration order
     while (at != in->fabric) {
-      // The fabric's own hops only: a route between two leaves never detours
-      // through a node's NICs and PCIe switch, though one may tie on hops.
-      const std::vector<NextHop>& hops = hops_toward(graph, at, in->fabric, costs);
-      std::vector<std::size_t> fabric;
-      for (std::size_t i = 0; i < hops.size(); ++i) {
-        if (graph[hops[i].part].node == kNoNode) fabric.push_back(i);
+      // Least-cost hops of the fabric only: a route between two leaves never
+      // detours through a node's NICs and PCIe switch, though one may tie.
+      fabric.clear();
+      for (std::uint32_t e = g.first[at]; e < g.first[at + 1]; ++e) {
+        const EndpointId n = g.neighbour[e];
+        if (g.node[n] != kNoNode || tree[n] == RouteTree::kUnreachable) continue;
+        if (n != in->fabric && !g.forwards[n]) continue;
+        const int through = 1 + (n == in->fabric ? 0 : g.penalty[n]);
+        if (tree[n] + through == tree[at]) fabric.push_back(g.cable[e]);
       }
       if (fabric.empty()) throw no_route(graph, from, to);
       std::size_t pick = 0;
@@ -227,7 +234,7 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
         pick = ecmp_pick(*flow_key, at, fabric.size());
         if (keyed) *keyed = true;
       }
-      cross(hops[fabric[pick]].cable, at);
+      cross(fabric[pick], at);
     }
   }
   cross(in->fabric_cable, at);
