@@ -16,17 +16,8 @@ std::uint64_t mix(std::uint64_t x) {
 
 void next_hops(const RouteGraph& graph, const DestinationCosts& to_costs, EndpointId at, EndpointId to,
                std::vector<NextHop>& out) {
-  out.clear();
-  const std::int32_t here = to_costs.cost(at);
-  for (std::uint32_t e = graph.first[at]; e < graph.first[at + 1]; ++e) {
-    const EndpointId n = graph.neighbour[e];
-    if (n != to && !graph.forwards[n]) continue;
-    const std::int32_t there = to_costs.cost(n);
-    if (there == RouteTree::kUnreachable) continue;
-    // Passing through n costs its penalty; arriving at `to` costs none.
-    const int through = 1 + (n == to ? 0 : graph.penalty[n]);
-    if (there + through == here) out.push_back({n, graph.cable[e]});
-  }
+  next_hops_by(
+      graph, [&](EndpointId v) { return to_costs.cost(v); }, at, to, out);
 }
 
 std::size_t ecmp_pick(std::uint64_t flow_key, EndpointId at, std::size_t choices) {

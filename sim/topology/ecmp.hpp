@@ -17,6 +17,22 @@ struct NextHop {
 };
 void next_hops(const RouteGraph& graph, const DestinationCosts& to_costs, EndpointId at, EndpointId to,
                std::vector<NextHop>& out);
+// The same for any cost to `to`: `cost(part)`, RouteTree::kUnreachable where
+// `to` cannot be reached.
+template <class Cost>
+void next_hops_by(const RouteGraph& graph, Cost&& cost, EndpointId at, EndpointId to, std::vector<NextHop>& out) {
+  out.clear();
+  const std::int32_t here = cost(at);
+  for (std::uint32_t e = graph.first[at]; e < graph.first[at + 1]; ++e) {
+    const EndpointId n = graph.neighbour[e];
+    if (n != to && !graph.forwards[n]) continue;
+    const std::int32_t there = cost(n);
+    if (there == RouteTree::kUnreachable) continue;
+    // Passing through n costs its penalty; arriving at `to` costs none.
+    const int through = 1 + (n == to ? 0 : graph.penalty[n]);
+    if (there + through == here) out.push_back({n, graph.cable[e]});
+  }
+}
 
 // Which of `choices` next hops a flow takes at part `at`: a hash of
 // (flow_key, at), deterministic per key, and independent from hop to hop, as

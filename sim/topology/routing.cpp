@@ -153,31 +153,32 @@ const Path& RouteCache::route_flow(const SystemGraph& graph, const std::vector<C
                                    EndpointId to, std::uint64_t flow_key, FabricRouting routing) {
   const std::uint64_t pair = (static_cast<std::uint64_t>(from) << 32) | to;
   if (auto it = keyless_paths_.find(pair); it != keyless_paths_.end()) return *it->second;
-  // Costs *to* `to`: shared by every source that sends to it (a ring's
-  // receivers are its senders).
-  const DestinationCosts& costs = costs_to(graph, to);
-  if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
   bool keyed = false;
-  std::optional<Path> own = route_via_own_nics(graph, cables, from, to, flow_key, routing, &keyed);
-  Path path = own ? std::move(*own)
-              : routing == FabricRouting::by_destination
-                  ? walk_by_destination(graph, cables, from, to, flow_key, &keyed)
-                  : walk_least_cost(
-                        cables, from, to,
-                        [&](EndpointId at) -> const std::vector<NextHop>& { return hops_toward(graph, at, to, costs); },
-                        [&](EndpointId at, std::size_t choices) {
-                          keyed = true;
-                          return ecmp_pick(flow_key, at, choices);
-                        });
+  std::optional<Path> path = route_via_own_nics(graph, cables, from, to, flow_key, routing, &keyed);
+  if (!path && routing == FabricRouting::by_destination) {
+    path = walk_by_destination(graph, cables, from, to, flow_key, &keyed);
+  } else if (!path) {
+    // Costs *to* `to`: shared by every source that sends to it (a ring's
+    // receivers are its senders).
+    const DestinationCosts& costs = costs_to(graph, to);
+    if (costs.cost(from) == RouteTree::kUnreachable) throw no_route(graph, from, to);
+    path = walk_least_cost(
+        cables, from, to,
+        [&](EndpointId at) -> const std::vector<NextHop>& { return hops_toward(graph, at, to, costs); },
+        [&](EndpointId at, std::size_t choices) {
+          keyed = true;
+          return ecmp_pick(flow_key, at, choices);
+        });
+  }
   std::deque<Path>& seen = ecmp_paths_[std::make_pair(from, to)];
   const Path* found = nullptr;
   for (const Path& p : seen) {
-    if (p.links == path.links) {
+    if (p.links == path->links) {
       found = &p;
       break;
     }
   }
-  if (!found) found = &seen.emplace_back(std::move(path));
+  if (!found) found = &seen.emplace_back(std::move(*path));
   if (!keyed) keyless_paths_.emplace(pair, found);
   return *found;
 }
@@ -213,17 +214,15 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
     const std::vector<std::int32_t>& tree = outside_tree(in->fabric);
     if (tree[at] == RouteTree::kUnreachable) throw no_route(graph, from, to);
     std::uint64_t digits = static_cast<std::uint64_t>(graph[to].node);
-    std::vector<std::uint32_t> fabric;  // next-hop cables, in declaration order
+    std::vector<NextHop> hops, fabric;
     while (at != in->fabric) {
       // Least-cost hops of the fabric only: a route between two leaves never
       // detours through a node's NICs and PCIe switch, though one may tie.
+      next_hops_by(
+          g, [&](EndpointId v) { return tree[v]; }, at, in->fabric, hops);
       fabric.clear();
-      for (std::uint32_t e = g.first[at]; e < g.first[at + 1]; ++e) {
-        const EndpointId n = g.neighbour[e];
-        if (g.node[n] != kNoNode || tree[n] == RouteTree::kUnreachable) continue;
-        if (n != in->fabric && !g.forwards[n]) continue;
-        const int through = 1 + (n == in->fabric ? 0 : g.penalty[n]);
-        if (tree[n] + through == tree[at]) fabric.push_back(g.cable[e]);
+      for (const NextHop& hop : hops) {
+        if (g.node[hop.part] == kNoNode) fabric.push_back(hop);
       }
       if (fabric.empty()) throw no_route(graph, from, to);
       std::size_t pick = 0;
@@ -234,7 +233,7 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
         pick = ecmp_pick(*flow_key, at, fabric.size());
         if (keyed) *keyed = true;
       }
-      cross(fabric[pick], at);
+      cross(fabric[pick].cable, at);
     }
   }
   cross(in->fabric_cable, at);
