@@ -18,10 +18,10 @@ namespace {
 
 std::string latency_text(TimePs ps) { return format_number("%.0f ns", static_cast<double>(ps) / 1e3); }
 
-void print_hop(std::ostream& out, const System& s, std::size_t n, LinkId link, EndpointId to) {
+void print_hop(std::ostream& out, const System& s, std::size_t n, LinkId link, EndpointId source, EndpointId to) {
   const LinkSpec& spec = s.link_spec(link);
   const EndpointId from = s.link_source(link);
-  const std::size_t choices = s.next_hops(from, to).size();
+  const std::size_t choices = s.route_choices(source, from, to);
   char line[512];
   std::snprintf(line, sizeof line, "%4zu  %-22s -> %-22s %-15s %9.1f %9.1f %9s %7zu\n", n, s.part(from).name.c_str(),
                 s.part(s.link_target(link)).name.c_str(), std::string(to_string(spec.kind)).c_str(),
@@ -86,7 +86,7 @@ int route_command_main(const ParsedOptions& options, std::ostream& out) {
   }
   out << " hop  from                      to                     link             GB/s/dir effective   latency "
          "choices\n";
-  for (std::size_t i = 0; i < path->links.size(); ++i) print_hop(out, s, i + 1, path->links[i], to);
+  for (std::size_t i = 0; i < path->links.size(); ++i) print_hop(out, s, i + 1, path->links[i], from, to);
   print_totals(out, s, *path);
   return 0;
 }

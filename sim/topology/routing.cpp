@@ -193,11 +193,9 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
                                                    EndpointId from, EndpointId to,
                                                    std::optional<std::uint64_t> flow_key, FabricRouting routing,
                                                    bool* keyed) {
-  if (graph[from].kind != PartKind::gpu || graph[to].kind != PartKind::gpu || graph[from].node == graph[to].node)
-    return std::nullopt;
+  const OwnNic* in = arriving_own_nic(graph, from, to);
+  if (!in) return std::nullopt;
   const std::optional<OwnNic>& out = own_nic(graph, from);
-  const std::optional<OwnNic>& in = own_nic(graph, to);
-  if (!out || !in) return std::nullopt;
   Path path;
   auto cross = [&](std::uint32_t cable, EndpointId& at) {
     path.links.push_back(link_leaving(cables[cable], at));
@@ -208,22 +206,11 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
   for (std::uint32_t cable : out->cables) cross(cable, at);
   cross(out->fabric_cable, at);
   if (at != in->fabric) {
-    // Costs to the arriving NIC's leaf are that leaf's whole-graph tree, the
-    // one destination costs already keep for the nodes behind it.
-    const RouteGraph& g = flat(graph);
-    const std::vector<std::int32_t>& tree = outside_tree(in->fabric);
-    if (tree[at] == RouteTree::kUnreachable) throw no_route(graph, from, to);
+    if (outside_tree(in->fabric)[at] == RouteTree::kUnreachable) throw no_route(graph, from, to);
     std::uint64_t digits = static_cast<std::uint64_t>(graph[to].node);
     std::vector<NextHop> hops, fabric;
     while (at != in->fabric) {
-      // Least-cost hops of the fabric only: a route between two leaves never
-      // detours through a node's NICs and PCIe switch, though one may tie.
-      next_hops_by(
-          g, [&](EndpointId v) { return tree[v]; }, at, in->fabric, hops);
-      fabric.clear();
-      for (const NextHop& hop : hops) {
-        if (g.node[hop.part] == kNoNode) fabric.push_back(hop);
-      }
+      fabric_hops(at, in->fabric, hops, fabric);
       if (fabric.empty()) throw no_route(graph, from, to);
       std::size_t pick = 0;
       if (fabric.size() > 1 && routing == FabricRouting::by_destination) {
@@ -239,6 +226,37 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
   cross(in->fabric_cable, at);
   for (auto it = in->cables.rbegin(); it != in->cables.rend(); ++it) cross(*it, at);
   return path;
+}
+
+const OwnNic* RouteCache::arriving_own_nic(const SystemGraph& graph, EndpointId from, EndpointId to) {
+  if (graph[from].kind != PartKind::gpu || graph[to].kind != PartKind::gpu || graph[from].node == graph[to].node)
+    return nullptr;
+  if (!own_nic(graph, from)) return nullptr;
+  const std::optional<OwnNic>& in = own_nic(graph, to);
+  return in ? &*in : nullptr;
+}
+
+void RouteCache::fabric_hops(EndpointId at, EndpointId leaf, std::vector<NextHop>& hops, std::vector<NextHop>& fabric) {
+  // Costs to the arriving NIC's leaf are that leaf's whole-graph tree, the
+  // one destination costs already keep for the nodes behind it. Only the
+  // fabric's hops: a route between two leaves never detours through a node's
+  // NICs and PCIe switch, though one may tie.
+  const std::vector<std::int32_t>& tree = outside_tree(leaf);
+  next_hops_by(
+      *flat_, [&](EndpointId v) { return tree[v]; }, at, leaf, hops);
+  fabric.clear();
+  for (const NextHop& hop : hops) {
+    if (flat_->node[hop.part] == kNoNode) fabric.push_back(hop);
+  }
+}
+
+std::size_t RouteCache::choices(const SystemGraph& graph, EndpointId from, EndpointId at, EndpointId to) {
+  const OwnNic* in = arriving_own_nic(graph, from, to);
+  if (!in) return next_hops(graph, at, to).size();
+  if (graph[at].node != kNoNode || at == in->fabric) return 1;
+  std::vector<NextHop> hops, fabric;
+  fabric_hops(at, in->fabric, hops, fabric);
+  return fabric.size();
 }
 
 }  // namespace simctl

@@ -111,6 +111,10 @@ class RouteCache {
   std::optional<EndpointId> nearest(const SystemGraph& graph, EndpointId from, PartKind kind);
   // Every neighbour of `at` on a least-cost route to `to`: (part, cable).
   std::vector<std::pair<EndpointId, std::uint32_t>> next_hops(const SystemGraph& graph, EndpointId at, EndpointId to);
+  // How many next hops a route from `from` to `to` chooses among at `at`:
+  // next_hops' count, but one inside nodes on a route by own NICs, and only
+  // the fabric's hops between their leaves.
+  std::size_t choices(const SystemGraph& graph, EndpointId from, EndpointId at, EndpointId to);
 
  private:
   using Pair = std::pair<EndpointId, EndpointId>;
@@ -133,6 +137,10 @@ class RouteCache {
                                          EndpointId to, std::optional<std::uint64_t> flow_key, FabricRouting routing,
                                          bool* keyed);
   const std::optional<OwnNic>& own_nic(const SystemGraph& graph, EndpointId gpu);
+  // The arriving NIC of a route by own NICs; nothing when the route is not one.
+  const OwnNic* arriving_own_nic(const SystemGraph& graph, EndpointId from, EndpointId to);
+  // The fabric's least-cost hops from `at` toward leaf `leaf` (own-NIC routes).
+  void fabric_hops(EndpointId at, EndpointId leaf, std::vector<NextHop>& hops, std::vector<NextHop>& fabric);
 
   std::unique_ptr<RouteGraph> flat_;
   std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays

@@ -119,6 +119,13 @@ std::vector<std::pair<EndpointId, std::uint32_t>> System::next_hops(EndpointId a
   return routes_.next_hops(graph_, at, to);
 }
 
+std::size_t System::route_choices(EndpointId from, EndpointId at, EndpointId to) const {
+  check_endpoint(from);
+  check_endpoint(at);
+  check_endpoint(to);
+  return routes_.choices(graph_, from, at, to);
+}
+
 bool System::reachable(EndpointId from, EndpointId to) const {
   check_endpoint(from);
   check_endpoint(to);

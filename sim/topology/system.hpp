@@ -75,6 +75,9 @@ class System final : public Router {
   // Every neighbour of `at` on a least-cost route to `to`, with the cable
   // to it: what ECMP chooses among there. Empty at `to` or when unreachable.
   std::vector<std::pair<EndpointId, std::uint32_t>> next_hops(EndpointId at, EndpointId to) const;
+  // How many next hops the route from `from` to `to` picks among at `at`
+  // (routing.hpp): fewer than next_hops where a GPU's own NIC decides.
+  std::size_t route_choices(EndpointId from, EndpointId at, EndpointId to) const;
   bool reachable(EndpointId from, EndpointId to) const;
   // The part of `kind` cheapest to reach from `from` (ties: lowest id); none
   // when no such part is reachable. E.g. a GPU's host memory or its NIC.

@@ -59,3 +59,17 @@ TEST_CASE("a GPU with a NIC of its own keeps the route it had", "[topology][rout
     CHECK(has(names, "node3.nic5 -> node3.pcie_switch5"));
   }
 }
+
+TEST_CASE("simctl route counts no choice where a GPU's own NIC decides", "[topology][routing][own_nic]") {
+  const System s = test::system_from_file("configs/systems/dgx_a100_x5_hdr.yaml");
+  const std::vector<EndpointId> gpus = s.gpus();
+  const EndpointId from = gpus[1], to = gpus[10];  // node0.gpu1 -> node1.gpu2: another rail, over a spine
+  const EndpointId pcie = *s.find("node0.pcie_switch0"), leaf = *s.find("leaf1");
+  CHECK(s.next_hops(pcie, to).size() == 2);  // least cost alone: either NIC of the switch
+  CHECK(s.route_choices(from, pcie, to) == 1);
+  CHECK(s.route_choices(from, leaf, to) == s.next_hops(leaf, to).size());  // the spines
+  CHECK(s.route_choices(from, leaf, to) > 1);
+  // Between parts that are not two nodes' GPUs, the count is next_hops'.
+  const EndpointId nic = *s.find("node0.nic1");
+  CHECK(s.route_choices(nic, pcie, to) == s.next_hops(pcie, to).size());
+}
