@@ -206,12 +206,14 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
   for (std::uint32_t cable : out->cables) cross(cable, at);
   cross(out->fabric_cable, at);
   if (at != in->fabric) {
-    if (outside_tree(in->fabric)[at] == RouteTree::kUnreachable) throw no_route(graph, from, to);
+    // Leaves the fabric cannot join (separate planes, rails without spines)
+    // leave the route to plain least cost, which may cross a node to another NIC.
+    if (outside_tree(in->fabric)[at] == RouteTree::kUnreachable) return std::nullopt;
     std::uint64_t digits = static_cast<std::uint64_t>(graph[to].node);
     std::vector<NextHop> hops, fabric;
     while (at != in->fabric) {
       fabric_hops(at, in->fabric, hops, fabric);
-      if (fabric.empty()) throw no_route(graph, from, to);
+      if (fabric.empty()) return std::nullopt;  // every least-cost way passes through a node
       std::size_t pick = 0;
       if (fabric.size() > 1 && routing == FabricRouting::by_destination) {
         pick = digits % fabric.size();
@@ -250,9 +252,20 @@ void RouteCache::fabric_hops(EndpointId at, EndpointId leaf, std::vector<NextHop
   }
 }
 
+bool RouteCache::fabric_joins(EndpointId leaf, EndpointId target) {
+  if (outside_tree(target)[leaf] == RouteTree::kUnreachable) return false;
+  std::vector<NextHop> hops, fabric;
+  for (EndpointId at = leaf; at != target; at = fabric.front().part) {
+    fabric_hops(at, target, hops, fabric);
+    if (fabric.empty()) return false;
+  }
+  return true;
+}
+
 std::size_t RouteCache::choices(const SystemGraph& graph, EndpointId from, EndpointId at, EndpointId to) {
   const OwnNic* in = arriving_own_nic(graph, from, to);
   if (!in) return next_hops(graph, at, to).size();
+  if (!fabric_joins(own_nic(graph, from)->fabric, in->fabric)) return next_hops(graph, at, to).size();
   if (graph[at].node != kNoNode || at == in->fabric) return 1;
   std::vector<NextHop> hops, fabric;
   fabric_hops(at, in->fabric, hops, fabric);

@@ -141,6 +141,8 @@ class RouteCache {
   const OwnNic* arriving_own_nic(const SystemGraph& graph, EndpointId from, EndpointId to);
   // The fabric's least-cost hops from `at` toward leaf `leaf` (own-NIC routes).
   void fabric_hops(EndpointId at, EndpointId leaf, std::vector<NextHop>& hops, std::vector<NextHop>& fabric);
+  // Whether the fabric alone joins two leaves at least cost (the first choice at each hop).
+  bool fabric_joins(EndpointId leaf, EndpointId target);
 
   std::unique_ptr<RouteGraph> flat_;
   std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays

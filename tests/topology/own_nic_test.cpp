@@ -73,3 +73,50 @@ TEST_CASE("simctl route counts no choice where a GPU's own NIC decides", "[topol
   const EndpointId nic = *s.find("node0.nic1");
   CHECK(s.route_choices(nic, pcie, to) == s.next_hops(pcie, to).size());
 }
+
+TEST_CASE("where the fabric cannot join two NICs' leaves, a route crosses the node as before",
+          "[topology][routing][own_nic]") {
+  // Rails without spines: rail 0's leaf and rail 1's leaf are not joined, so
+  // node0.gpu0 reaches node1.gpu1 only through one node's CPU to its other
+  // rail's NIC (plain least cost picks which).
+  System s("two rails, no spine");
+  const LinkSpec pcie{LinkKind::pcie_gen5_x16, Bandwidth::gigabytes_per_s(64), 250, 1.0};
+  const LinkSpec ndr{LinkKind::infiniband_ndr, Bandwidth::gigabytes_per_s(50), 300, 1.0};
+  auto add = [&](PartKind kind, const std::string& name, int node, int index) {
+    Part p;
+    p.kind = kind;
+    p.name = name;
+    p.node = node;
+    p.index = index;
+    return s.add_part(p);
+  };
+  const EndpointId leaf0 = add(PartKind::network_switch, "leaf0", kNoNode, 0);
+  const EndpointId leaf1 = add(PartKind::network_switch, "leaf1", kNoNode, 1);
+  std::vector<EndpointId> gpus;
+  for (int n = 0; n < 2; ++n) {
+    const std::string node = "node" + std::to_string(n) + ".";
+    const EndpointId cpu = add(PartKind::cpu_socket, node + "cpu", n, 0);
+    for (int i = 0; i < 2; ++i) {
+      const EndpointId gpu = add(PartKind::gpu, node + "gpu" + std::to_string(i), n, i);
+      const EndpointId sw = add(PartKind::pcie_switch, node + "pcie_switch" + std::to_string(i), n, i);
+      const EndpointId nic = add(PartKind::nic, node + "nic" + std::to_string(i), n, i);
+      s.add_cable(gpu, sw, pcie);
+      s.add_cable(sw, nic, pcie);
+      s.add_cable(sw, cpu, pcie);
+      s.add_cable(nic, i == 0 ? leaf0 : leaf1, ndr);
+      gpus.push_back(gpu);
+    }
+  }
+  const EndpointId from = gpus[0], to = gpus[3];  // node0.gpu0 -> node1.gpu1
+  auto crosses_a_cpu = [&](const Path& p) {
+    const std::vector<std::string> names = link_names(s, p);
+    return std::any_of(names.begin(), names.end(),
+                       [](const std::string& n) { return n.find(".cpu ->") != std::string::npos; });
+  };
+  for (std::uint64_t key = 0; key < 4; ++key) CHECK(crosses_a_cpu(s.route(from, to, key)));
+  CHECK(crosses_a_cpu(s.route(from, to)));
+  const EndpointId switch0 = *s.find("node0.pcie_switch0");
+  CHECK(s.route_choices(from, switch0, to) == s.next_hops(switch0, to).size());
+  // The same rail still goes by the GPUs' own NICs.
+  CHECK(has(link_names(s, s.route(gpus[1], gpus[3], 0)), "node0.nic1 -> leaf1"));
+}
