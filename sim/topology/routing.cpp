@@ -210,9 +210,9 @@ std::optional<Path> RouteCache::route_via_own_nics(const SystemGraph& graph, con
     // leave the route to plain least cost, which may cross a node to another NIC.
     if (outside_tree(in->fabric)[at] == RouteTree::kUnreachable) return std::nullopt;
     std::uint64_t digits = static_cast<std::uint64_t>(graph[to].node);
-    std::vector<NextHop> hops, fabric;
+    std::vector<NextHop>& fabric = fabric_scratch_;
     while (at != in->fabric) {
-      fabric_hops(at, in->fabric, hops, fabric);
+      fabric_hops(at, in->fabric, hops_scratch_, fabric);
       if (fabric.empty()) return std::nullopt;  // every least-cost way passes through a node
       std::size_t pick = 0;
       if (fabric.size() > 1 && routing == FabricRouting::by_destination) {

@@ -151,6 +151,7 @@ class RouteCache {
   std::unordered_map<EndpointId, std::unique_ptr<DestinationCosts>> destinations_;
   std::unordered_map<EndpointId, std::vector<std::int32_t>> outside_trees_;
   std::unordered_map<EndpointId, std::optional<OwnNic>> own_nics_;  // per GPU asked for
+  std::vector<NextHop> hops_scratch_, fabric_scratch_;              // an own-NIC walk's, reused per flow
   // ECMP's choices at a part toward a destination, by at << 32 | to: every
   // flow between the same nodes asks them again with another key.
   std::unordered_map<std::uint64_t, std::vector<NextHop>> hops_;
