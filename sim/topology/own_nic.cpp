@@ -35,7 +35,7 @@ std::unordered_map<EndpointId, Reached> search_node(const RouteGraph& g, Endpoin
       const EndpointId next = g.neighbour[i];
       if (g.node[next] != g.node[gpu]) continue;
       Reached& r = reached[next];
-      if (through >= r.cost) continue;  // ties keep the first found: declaration order
+      if (through >= r.cost) continue;  // ties keep the first found (equal costs pop lowest part first)
       r = {through, at, g.cable[i]};
       open.push({through, next});
     }
@@ -56,8 +56,11 @@ std::optional<OwnNic> find_own_nic(const RouteGraph& g, const SystemGraph& parts
     nearest.push_back(part);
   }
   if (nearest.empty()) return std::nullopt;
-  std::sort(nearest.begin(), nearest.end(),
-            [&](EndpointId a, EndpointId b) { return parts[a].index < parts[b].index; });
+  // By index in their group (NIC i of a switch), then by part: the map's
+  // order must not decide.
+  std::sort(nearest.begin(), nearest.end(), [&](EndpointId a, EndpointId b) {
+    return parts[a].index != parts[b].index ? parts[a].index < parts[b].index : a < b;
+  });
   OwnNic own;
   own.nic = nearest[static_cast<std::size_t>(parts[gpu].index) % nearest.size()];
   int ports = 0;
