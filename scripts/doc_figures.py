@@ -10,8 +10,9 @@ figure from the report with a pattern, formats it as the page writes it and
 looks for that text in the page. Exits 1 listing every figure a page lacks,
 with the value simctl printed; fix the page by hand (the prose around a
 figure may need rereading too). It also runs `simctl lab run N` for every lab
-and lists each key figure the lab's README does not quote, and checks lab 1's
-roofline rows against `simctl roofline`. The study tables have their own generator
+and lists each key figure the lab's README does not quote, checks lab 1's
+roofline rows against `simctl roofline`, and holds every `$ build/simctl ...`
+block of the README to what that command prints. The study tables have their own generator
 (scripts/study_docs.py); docs/accuracy.md and docs/network.md are checked by
 the C++ accuracy tests.
 """

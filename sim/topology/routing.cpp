@@ -252,20 +252,12 @@ void RouteCache::fabric_hops(EndpointId at, EndpointId leaf, std::vector<NextHop
   }
 }
 
-bool RouteCache::fabric_joins(EndpointId leaf, EndpointId target) {
-  if (outside_tree(target)[leaf] == RouteTree::kUnreachable) return false;
-  std::vector<NextHop> hops, fabric;
-  for (EndpointId at = leaf; at != target; at = fabric.front().part) {
-    fabric_hops(at, target, hops, fabric);
-    if (fabric.empty()) return false;
-  }
-  return true;
-}
-
-std::size_t RouteCache::choices(const SystemGraph& graph, EndpointId from, EndpointId at, EndpointId to) {
+std::size_t RouteCache::choices(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from,
+                                EndpointId at, EndpointId to) {
+  // Counted the way the route is walked: an own-NIC route only where one exists.
   const OwnNic* in = arriving_own_nic(graph, from, to);
-  if (!in) return next_hops(graph, at, to).size();
-  if (!fabric_joins(own_nic(graph, from)->fabric, in->fabric)) return next_hops(graph, at, to).size();
+  if (!in || !route_via_own_nics(graph, cables, from, to, std::nullopt, FabricRouting::ecmp, nullptr))
+    return next_hops(graph, at, to).size();
   if (graph[at].node != kNoNode || at == in->fabric) return 1;
   std::vector<NextHop> hops, fabric;
   fabric_hops(at, in->fabric, hops, fabric);

@@ -114,7 +114,8 @@ class RouteCache {
   // How many next hops a route from `from` to `to` chooses among at `at`:
   // next_hops' count, but one inside nodes on a route by own NICs, and only
   // the fabric's hops between their leaves.
-  std::size_t choices(const SystemGraph& graph, EndpointId from, EndpointId at, EndpointId to);
+  std::size_t choices(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId at,
+                      EndpointId to);
 
  private:
   using Pair = std::pair<EndpointId, EndpointId>;
@@ -141,8 +142,6 @@ class RouteCache {
   const OwnNic* arriving_own_nic(const SystemGraph& graph, EndpointId from, EndpointId to);
   // The fabric's least-cost hops from `at` toward leaf `leaf` (own-NIC routes).
   void fabric_hops(EndpointId at, EndpointId leaf, std::vector<NextHop>& hops, std::vector<NextHop>& fabric);
-  // Whether the fabric alone joins two leaves at least cost (the first choice at each hop).
-  bool fabric_joins(EndpointId leaf, EndpointId target);
 
   std::unique_ptr<RouteGraph> flat_;
   std::unique_ptr<RouteSearch> search_;       // the last root's search, resumed while the root stays

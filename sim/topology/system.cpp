@@ -123,7 +123,7 @@ std::size_t System::route_choices(EndpointId from, EndpointId at, EndpointId to)
   check_endpoint(from);
   check_endpoint(at);
   check_endpoint(to);
-  return routes_.choices(graph_, from, at, to);
+  return routes_.choices(graph_, cables_, from, at, to);
 }
 
 bool System::reachable(EndpointId from, EndpointId to) const {
