@@ -292,9 +292,9 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
     std::vector<EndpointId> rail;
     for (const auto& node : shape.nodes) rail.push_back(node[static_cast<std::size_t>(l)]);
     if (choice.algorithm == CollectiveAlgorithm::sharp) {
-      const auto top = topology_->reduction_switch(rail);
-      if (!top) throw std::invalid_argument("sharp: no switch reaches every node of the group");
-      TransferPlan plan = plan_in_switch(rail, *top, share, share, tuning_.sharp);
+      const auto tree = topology_->reduction_tree(rail);
+      if (!tree) throw std::invalid_argument("sharp: no switch reaches every node of the group");
+      TransferPlan plan = plan_in_fabric(*tree, share, share, tuning_.sharp);
       plan.flow_key = take_flow_keys(1);
       const TransferContext context{engine_, network_, rail_router_};
       across.push_back(

@@ -154,7 +154,7 @@ bool algorithm_applies(CollectiveAlgorithm a, const CollectiveRequest& r, const 
     case CollectiveAlgorithm::nvls: return topology && topology->nvls && shape.nvswitch.has_value();
     case CollectiveAlgorithm::nvls_tree:
       return multi_node && shape.per_node() > 1 && every_node_on_nvls(shape, topology);
-    case CollectiveAlgorithm::sharp: return topology && topology->sharp && multi_node && topology->reduction_switch;
+    case CollectiveAlgorithm::sharp: return topology && topology->sharp && multi_node && topology->reduction_tree;
     default: return true;
   }
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -233,22 +234,41 @@ TransferPlan plan_master(const PlanInputs& in) {
 
 TransferPlan plan_in_switch(const std::vector<EndpointId>& members, EndpointId reduction_switch, double up_bytes,
                             double down_bytes, const InSwitchTuning& tuning) {
+  return plan_in_fabric(ReductionTree::star(members, reduction_switch), up_bytes, down_bytes, tuning);
+}
+
+TransferPlan plan_in_fabric(const ReductionTree& tree, double up_bytes, double down_bytes,
+                            const InSwitchTuning& tuning) {
   // At least two chunks, so the down phase of the first overlaps the up phase
   // of the second, as NVLS overlaps its reduce and multicast; at most 1024.
   const int chunks = static_cast<int>(std::clamp(std::ceil(up_bytes / tuning.chunk_bytes), 2.0, 1024.0));
+  // Up: deepest edges first, so a switch's inputs exist before its output;
+  // down: the root's edges first. Stable, so a star keeps member order.
+  std::vector<std::size_t> up_order(tree.edges.size()), down_order;
+  for (std::size_t e = 0; e < up_order.size(); ++e) up_order[e] = e;
+  down_order = up_order;
+  auto depth = [&](std::size_t e) { return tree.edges[e].depth; };
+  std::stable_sort(up_order.begin(), up_order.end(), [&](auto a, auto b) { return depth(a) > depth(b); });
+  std::stable_sort(down_order.begin(), down_order.end(), [&](auto a, auto b) { return depth(a) < depth(b); });
   TransferPlan plan;
   std::vector<int> up_lane, down_lane;
-  for (std::size_t r = 0; r < members.size(); ++r)
+  for (std::size_t e = 0; e < tree.edges.size(); ++e)
     up_lane.push_back(plan.new_lane()), down_lane.push_back(plan.new_lane());
+  const double up_wire = up_bytes / chunks / tuning.efficiency, down_wire = down_bytes / chunks / tuning.efficiency;
   for (int c = 0; c < chunks; ++c) {
-    std::vector<std::uint32_t> ups;
-    for (std::size_t r = 0; r < members.size(); ++r) {
-      ups.push_back(
-          plan.add(Transfer{members[r], reduction_switch, up_bytes / chunks / tuning.efficiency, {}, up_lane[r], 0}));
+    std::map<EndpointId, std::vector<std::uint32_t>> arrived;  // a vertex's inputs of this chunk
+    for (std::size_t e : up_order) {
+      const auto& edge = tree.edges[e];
+      arrived[edge.parent].push_back(
+          plan.add(Transfer{edge.child, edge.parent, up_wire, arrived[edge.child], up_lane[e], 0}));
     }
-    for (std::size_t r = 0; r < members.size(); ++r) {
-      plan.add(Transfer{reduction_switch, members[r], down_bytes / chunks / tuning.efficiency, ups, down_lane[r],
-                        tuning.step_latency});
+    std::map<EndpointId, std::uint32_t> result;  // the down transfer that brought a switch the result
+    for (std::size_t e : down_order) {
+      const auto& edge = tree.edges[e];
+      const bool at_root = edge.parent == tree.root;
+      const std::vector<std::uint32_t> after = at_root ? arrived[tree.root] : std::vector{result.at(edge.parent)};
+      result[edge.child] = plan.add(
+          Transfer{edge.parent, edge.child, down_wire, after, down_lane[e], at_root ? tuning.step_latency : 0});
     }
   }
   return plan;

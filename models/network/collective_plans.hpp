@@ -4,6 +4,7 @@
 #include "models/network/collective_request.hpp"
 #include "models/network/collective_topology.hpp"
 #include "models/network/collective_tuning.hpp"
+#include "models/network/reduction_tree.hpp"
 #include "models/network/transfer_plan.hpp"
 
 namespace simctl {
@@ -40,8 +41,15 @@ TransferPlan plan_master(const PlanInputs& in);
 
 // In-switch reduction: each member sends `up_bytes` to `reduction_switch` in
 // pipelined chunks; once every member's chunk is in, the switch sends
-// `down_bytes` of result back to each. NVLS (NVSwitch) and SHARP (fabric).
+// `down_bytes` of result back to each. NVLS (NVSwitch).
 TransferPlan plan_in_switch(const std::vector<EndpointId>& members, EndpointId reduction_switch, double up_bytes,
                             double down_bytes, const InSwitchTuning& tuning);
+
+// In-network reduction over a tree of switches (SHARP): per chunk, each edge
+// carries one stream up once its child has every input of that chunk, and
+// one stream of result down once its parent has it, so a switch's uplink
+// carries one share whatever the number of members below it.
+TransferPlan plan_in_fabric(const ReductionTree& tree, double up_bytes, double down_bytes,
+                            const InSwitchTuning& tuning);
 
 }  // namespace simctl

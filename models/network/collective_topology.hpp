@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/network/path.hpp"
+#include "models/network/reduction_tree.hpp"
 
 namespace simctl {
 
@@ -30,9 +31,10 @@ struct CollectiveTopology {
   double inter_bytes_per_s = 0.0;  // one GPU's effective share of its NIC
   TimePs intra_hop_latency = 0;
   TimePs inter_path_latency = 0;
-  // The switch that reduces for a group of GPUs in different nodes (SHARP):
-  // the one nearest to all of them. Empty when the fabric has none.
-  std::function<std::optional<EndpointId>(const std::vector<EndpointId>&)> reduction_switch;
+  // The switches that reduce for a group of GPUs in different nodes (SHARP):
+  // rooted at the one nearest to all of them, each member under the first
+  // switch on its way there. Empty when the fabric has none.
+  std::function<std::optional<ReductionTree>(const std::vector<EndpointId>&)> reduction_tree;
 
   // Looked up for every transfer a collective routes, so indexed by endpoint.
   const MemberPlace* place(EndpointId gpu) const {

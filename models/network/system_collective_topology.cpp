@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 namespace simctl {
 
@@ -41,6 +42,45 @@ void add_rates(const System& system, CollectiveTopology& t) {
   }
 }
 
+// The switch fewest hops from the farthest member; ties: lowest id.
+std::optional<EndpointId> nearest_to_all(const System& system, const std::vector<EndpointId>& switches,
+                                         const std::vector<EndpointId>& gpus) {
+  std::optional<EndpointId> best;
+  std::size_t best_hops = std::numeric_limits<std::size_t>::max();
+  for (EndpointId s : switches) {
+    std::size_t worst = 0;
+    for (EndpointId g : gpus) {
+      if (!system.reachable(g, s))
+        worst = std::numeric_limits<std::size_t>::max();
+      else
+        worst = std::max(worst, system.route(g, s).links.size());
+    }
+    if (worst < best_hops) best_hops = worst, best = s;
+  }
+  return best;
+}
+
+// SHARP's aggregation tree follows the fabric: each member joins the first
+// switch on its route to the root, and each switch the next one, so a leaf
+// sends one reduced stream up, not one per member below it.
+ReductionTree climb_to(const System& system, const std::vector<EndpointId>& gpus, EndpointId root) {
+  ReductionTree tree{root, {}};
+  std::set<EndpointId> joined;  // switches whose edge up is already in the tree
+  for (EndpointId g : gpus) {
+    std::vector<EndpointId> chain{g};
+    for (LinkId l : system.route(g, root).links) {
+      const EndpointId v = system.link_target(l);
+      if (system.part(v).kind == PartKind::network_switch) chain.push_back(v);
+    }
+    const int switches_above = static_cast<int>(chain.size()) - 2;  // below the root
+    for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+      if (i > 0 && !joined.insert(chain[i]).second) break;  // the rest of the way is shared
+      tree.edges.push_back({chain[i], chain[i + 1], switches_above - static_cast<int>(i)});
+    }
+  }
+  return tree;
+}
+
 }  // namespace
 
 CollectiveTopology describe_collective_topology(const System& system, bool sharp_enabled) {
@@ -62,21 +102,10 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
   const std::vector<EndpointId> switches = system.parts_of_kind(PartKind::network_switch);
   t.sharp = sharp_enabled && !switches.empty();
   if (t.sharp) {
-    // The switch fewest hops from the farthest member; ties: lowest id.
-    t.reduction_switch = [&system, switches](const std::vector<EndpointId>& gpus) -> std::optional<EndpointId> {
-      std::optional<EndpointId> best;
-      std::size_t best_hops = std::numeric_limits<std::size_t>::max();
-      for (EndpointId s : switches) {
-        std::size_t worst = 0;
-        for (EndpointId g : gpus) {
-          if (!system.reachable(g, s))
-            worst = std::numeric_limits<std::size_t>::max();
-          else
-            worst = std::max(worst, system.route(g, s).links.size());
-        }
-        if (worst < best_hops) best_hops = worst, best = s;
-      }
-      return best;
+    t.reduction_tree = [&system, switches](const std::vector<EndpointId>& gpus) -> std::optional<ReductionTree> {
+      const std::optional<EndpointId> root = nearest_to_all(system, switches, gpus);
+      if (!root) return std::nullopt;
+      return climb_to(system, gpus, *root);
     };
   }
   return t;
