@@ -10,6 +10,7 @@
 #include "models/network/pipelined_run.hpp"
 #include "models/network/ring_plan.hpp"
 #include "models/network/ring_run.hpp"
+#include "models/network/stage_pipeline.hpp"
 
 namespace simctl {
 
@@ -271,23 +272,21 @@ CollectiveRunner::Body CollectiveRunner::ring_body(const CollectiveRequest& requ
 
 // Reduce-scatter inside each node, all-reduce of each rank's share across
 // nodes among the GPUs with the same local index (one rail each, in
-// parallel), all-gather inside each node. The phases run one after another;
-// NCCL overlaps them in chunks, so this is an upper bound on its time.
-CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveRequest& request,
-                                                           const CollectiveChoice& choice, TimePs relaunch) {
-  const GroupShape shape = shape_of(request.members, topology());
+// parallel, by ring or in the fabric's switches), all-gather inside each node.
+CollectiveRunner::HierarchicalPhases CollectiveRunner::hierarchical_phases(const CollectiveChoice& choice,
+                                                                           const GroupShape& shape, double bytes) {
   const int m = shape.per_node();
   // Each phase is a ring of its own op and group, so its protocol's shares are its own.
-  auto ring_phase = [&](CollectiveOp op, const std::vector<EndpointId>& members, double bytes) {
-    const CollectiveRequest sub{op, members, bytes, CollectiveAlgorithm::ring, choice.protocol};
+  auto ring_phase = [&](CollectiveOp op, const std::vector<EndpointId>& members, double phase_bytes) {
+    const CollectiveRequest sub{op, members, phase_bytes, CollectiveAlgorithm::ring, choice.protocol};
     return prepare(sub, {CollectiveAlgorithm::ring, choice.protocol, 0.0}, use_of(sub));
   };
-  std::vector<Launch> scatter, across, gather;
+  HierarchicalPhases phases;
   for (const auto& node : shape.nodes) {
-    scatter.push_back(ring_phase(CollectiveOp::reduce_scatter, node, request.bytes));
-    gather.push_back(ring_phase(CollectiveOp::all_gather, node, request.bytes));
+    phases.scatter.push_back(ring_phase(CollectiveOp::reduce_scatter, node, bytes));
+    phases.gather.push_back(ring_phase(CollectiveOp::all_gather, node, bytes));
   }
-  const double share = request.bytes / m;
+  const double share = bytes / m;
   for (int l = 0; l < m; ++l) {
     std::vector<EndpointId> rail;
     for (const auto& node : shape.nodes) rail.push_back(node[static_cast<std::size_t>(l)]);
@@ -297,26 +296,50 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
       TransferPlan plan = plan_in_fabric(*tree, share, share, tuning_.sharp);
       plan.flow_key = take_flow_keys(1);
       const TransferContext context{engine_, network_, rail_router_};
-      across.push_back(
+      phases.across.push_back(
           {tuning_.sharp.launch_latency, [context, plan = std::move(plan)](std::function<void()> d) mutable {
              run_transfers(context, std::move(plan), std::move(d));
            }});
     } else {
-      across.push_back(ring_phase(CollectiveOp::all_reduce, rail, share));
+      phases.across.push_back(ring_phase(CollectiveOp::all_reduce, rail, share));
     }
   }
-  auto phase = [this](std::vector<Launch> parts) {
-    return [this, parts = std::move(parts)](std::function<void()> done) mutable {
-      auto each = join(parts.size(), std::move(done));
-      for (Launch& part : parts) {
-        // Each phase is a kernel of its own: it pays its launch (the first one's is already paid).
-        engine_.schedule_after(0, [body = std::move(part.body), each]() mutable { body(each); });
-      }
-    };
+  return phases;
+}
+
+// One phase: its parts (one per node or rail) at once, done when all are.
+CollectiveRunner::Body CollectiveRunner::phase_body(std::vector<Launch> parts) {
+  return [this, parts = std::move(parts)](std::function<void()> done) mutable {
+    auto each = join(parts.size(), std::move(done));
+    for (Launch& part : parts) {
+      engine_.schedule_after(0, [body = part.body, each]() mutable { body(each); });
+    }
   };
-  auto first = phase(std::move(scatter));
-  auto second = phase(std::move(across));
-  auto third = phase(std::move(gather));
+}
+
+// Hierarchical runs its phases one after another, each a kernel of its own
+// that pays its launch (the first one's is already paid), as Horovod-style
+// hierarchical all-reduce does. SHARP is NCCL's CollNet: one kernel that
+// pipelines the in-node and in-network steps chunk by chunk, so its pieces
+// flow through the three phases as a pipeline.
+CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveRequest& request,
+                                                           const CollectiveChoice& choice, TimePs relaunch) {
+  const GroupShape shape = shape_of(request.members, topology());
+  if (choice.algorithm == CollectiveAlgorithm::sharp) {
+    const int pieces = sharp_pieces(request.bytes / shape.per_node(), tuning_.sharp.chunk_bytes);
+    std::vector<std::vector<StageWork>> work(3);
+    for (int k = 0; k < pieces; ++k) {
+      HierarchicalPhases p = hierarchical_phases(choice, shape, request.bytes / pieces);
+      work[0].push_back(phase_body(std::move(p.scatter)));
+      work[1].push_back(phase_body(std::move(p.across)));
+      work[2].push_back(phase_body(std::move(p.gather)));
+    }
+    return [work = std::move(work)](std::function<void()> done) { run_stage_pipeline(work, std::move(done)); };
+  }
+  HierarchicalPhases p = hierarchical_phases(choice, shape, request.bytes);
+  auto first = phase_body(std::move(p.scatter));
+  auto second = phase_body(std::move(p.across));
+  auto third = phase_body(std::move(p.gather));
   return [this, first, second, third, relaunch](std::function<void()> done) mutable {
     first([this, second, third, relaunch, done = std::move(done)]() mutable {
       engine_.schedule_after(relaunch, [this, second, third, relaunch, done = std::move(done)]() mutable {

@@ -126,6 +126,11 @@ class CollectiveRunner {
   Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice, ProtocolUse use);
   Body ring_body(const CollectiveRequest& request, Protocol protocol, ProtocolUse use);
   Body hierarchical_body(const CollectiveRequest& request, const CollectiveChoice& choice, TimePs relaunch);
+  struct HierarchicalPhases {
+    std::vector<Launch> scatter, across, gather;
+  };
+  HierarchicalPhases hierarchical_phases(const CollectiveChoice& choice, const GroupShape& shape, double bytes);
+  Body phase_body(std::vector<Launch> parts);
   const CollectiveTopology* topology() const { return topology_ ? &*topology_ : nullptr; }
 
   Engine& engine_;

@@ -11,6 +11,12 @@
 
 namespace simctl {
 
+int sharp_pieces(double share_bytes, double chunk_bytes) {
+  // A piece drains the switches' own chunk pipeline before the next enters
+  // them, so each keeps at least 16 chunks: that drain stays under a fifth.
+  return static_cast<int>(std::clamp(std::floor(share_bytes / chunk_bytes / 16.0), 1.0, 16.0));
+}
+
 bool is_ring_op(CollectiveOp op) {
   return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
@@ -24,9 +30,9 @@ double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTu
   // A rank copies what it sends at no more than its NVLink share, nor than
   // its CTAs copy (each at the per-CTA rate, scaled by the protocol's share).
   double copy_rate = protocol.efficiency * topology->intra_bytes_per_s;
-  if (tuning.cta_bytes_per_s > 0.0) {
+  if (use.cta_bytes_per_s > 0.0) {
     const int ctas = topology->ctas > 0 ? topology->ctas : tuning.ctas_across_nodes;
-    const double per_cta = tuning.cta_bytes_per_s * protocol.efficiency / simple;
+    const double per_cta = use.cta_bytes_per_s * protocol.efficiency / simple;
     copy_rate = std::min(copy_rate, ctas * per_cta);
   }
   const double copy_share = copy_rate / static_cast<double>(rings);
@@ -110,12 +116,31 @@ double nvls_tree_seconds(const Counts& c, const CollectiveTuning& tuning, double
 
 }  // namespace
 
+namespace {
+
+// The CTAs of the slowest member set the pace of every ring it is in.
+double slowest_cta_rate(const std::vector<EndpointId>& members, const CollectiveTopology* topology,
+                        const CollectiveTuning& tuning) {
+  if (!topology || tuning.cta_bytes_per_s <= 0.0) return tuning.cta_bytes_per_s;
+  double rate = std::numeric_limits<double>::infinity();
+  for (EndpointId m : members) {
+    if (const MemberPlace* place = topology->place(m)) rate = std::min(rate, tuning.cta_rate_for(place->model));
+  }
+  return std::isinf(rate) ? tuning.cta_bytes_per_s : rate;
+}
+
+}  // namespace
+
 ProtocolUse protocol_use(const CollectiveRequest& r, const GroupShape& shape, const CollectiveTopology* topology,
                          const CollectiveTuning& tuning) {
   const bool spans_nodes = shape.node_count() > 1;
   ProtocolUse use;
   use.ll_quarter = spans_nodes || r.op == CollectiveOp::all_reduce || r.op == CollectiveOp::reduce;
-  if (spans_nodes || !reduces(r.op) || !topology || tuning.reduce_bytes_per_s.empty()) return use;
+  if (spans_nodes) {
+    use.cta_bytes_per_s = slowest_cta_rate(r.members, topology, tuning);
+    return use;
+  }
+  if (!reduces(r.op) || !topology || tuning.reduce_bytes_per_s.empty()) return use;
   // The slowest reducer sets the pace of the whole ring.
   for (EndpointId m : r.members) {
     const MemberPlace* place = topology->place(m);
@@ -194,7 +219,12 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
                                            share / (tuning.sharp.efficiency * inter)
                                      : ps_to_seconds(p.launch_latency) + 2 * (c.nodes - 1) * net +
                                            2 * (c.nodes - 1) / c.nodes * share / (p.efficiency * inter);
-      return 2 * ps_to_seconds(p.launch_latency) + 2 * intra_phase + inter_phase;
+      if (a == CollectiveAlgorithm::hierarchical)
+        return 2 * ps_to_seconds(p.launch_latency) + 2 * intra_phase + inter_phase;
+      // SHARP pipelines its three phases over equal pieces.
+      const double k = sharp_pieces(share, tuning.sharp.chunk_bytes);
+      const double slowest = std::max(intra_phase, inter_phase);
+      return (2 * intra_phase + inter_phase) / k + (k - 1) * slowest / k;
     }
     case CollectiveAlgorithm::direct: {
       const double out_of_node = c.nodes > 1 ? (c.n - c.per_node) / c.n * c.bytes / inter : 0.0;

@@ -24,6 +24,11 @@ struct CollectiveChoice {
 ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& shape, const CollectiveTopology* topology,
                          const CollectiveTuning& tuning);
 
+// The pieces SHARP's pipeline cuts a rank's `share` into: at most 16, so
+// the in-node phases hide under the in-network one, each of at least 16
+// chunks, so a piece keeps the switches' own pipeline full.
+int sharp_pieces(double share_bytes, double chunk_bytes);
+
 // Whether `op` is one of the ops NCCL runs on rings (all-reduce, all-gather,
 // reduce-scatter).
 bool is_ring_op(CollectiveOp op);

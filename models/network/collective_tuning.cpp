@@ -37,7 +37,7 @@ NvlsTreeTuning read_nvls_tree(const ConfigNode& node) {
 
 void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   ring.expect_keys({"launch_latency", "step_latency", "network_step_latency", "protocol_efficiency", "chunk_size",
-                    "max_chunks_per_step", "cta_rate", "ctas_across_nodes", "sources"});
+                    "max_chunks_per_step", "cta_rate", "cta_rate_by_gpu", "ctas_across_nodes", "sources"});
   t.launch_latency = ring.time("launch_latency");
   t.step_latency = ring.time("step_latency");
   t.network_step_latency = ring.time("network_step_latency");
@@ -47,6 +47,10 @@ void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   t.max_chunks_per_step = static_cast<int>(ring.positive_integer("max_chunks_per_step"));
   t.cta_bytes_per_s = ring.bandwidth("cta_rate").bytes_per_s;
   t.ctas_across_nodes = static_cast<int>(ring.positive_integer("ctas_across_nodes"));
+  if (ring.has("cta_rate_by_gpu")) {
+    for (const auto& [model, rate] : ring.child("cta_rate_by_gpu").entries())
+      t.cta_bytes_per_s_by_gpu[model] = rate.as_bandwidth().bytes_per_s;
+  }
 }
 
 void read_reduce_rates(const ConfigNode& node, CollectiveTuning& t) {

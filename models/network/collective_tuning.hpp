@@ -30,6 +30,9 @@ struct ProtocolUse {
   // The largest share of the wire the members' own reduction keeps up with
   // (1: the wire bounds it; below 1 only for a reduction inside a node).
   double share_cap = 1.0;
+  // Across nodes: what one of NCCL's CTAs copies per second for the slowest
+  // member (CollectiveTuning::cta_rate_for); 0 where no CTA bound applies.
+  double cta_bytes_per_s = 0.0;
 };
 
 // In-switch reduction (NVLS, SHARP): the share of the port rate the switch's
@@ -64,6 +67,12 @@ struct CollectiveTuning {
   // them unless the job sets a count (CollectiveTopology::ctas).
   double cta_bytes_per_s = 0.0;  // 0: no per-CTA bound
   int ctas_across_nodes = 0;
+  std::map<std::string, double> cta_bytes_per_s_by_gpu;  // catalogue id -> its own per-CTA rate
+  // A GPU's per-CTA rate: its own where listed, else cta_bytes_per_s.
+  double cta_rate_for(const std::string& gpu_model) const {
+    const auto it = cta_bytes_per_s_by_gpu.find(gpu_model);
+    return it == cta_bytes_per_s_by_gpu.end() ? cta_bytes_per_s : it->second;
+  }
 
   ProtocolTuning ll;                // LL where it reduces or spans nodes
   double ll_copy_efficiency = 1.0;  // LL's share in a single-node gather, scatter or broadcast
