@@ -144,11 +144,11 @@ TEST_CASE("every expressible reference point is reproduced within 10%, median un
   };
   summary("across nodes, out of sample", [](const Row& r) { return r.nodes > 1 && !r.fitted; });
   summary("across nodes, in sample", [](const Row& r) { return r.nodes > 1 && r.fitted; });
-  // Site T's B200 plateaus are many and alike; the other sites' figure on its own:
+  // Sites T's and U's B200 plateaus are many and alike; the other sites' figure on its own:
   const auto b200 = [](const Row& r) { return r.config.rfind("dgx_b200", 0) == 0; };
   summary("across nodes, out of sample, H100 and A100 sites",
           [&](const Row& r) { return r.nodes > 1 && !r.fitted && !b200(r); });
-  summary("across nodes, out of sample, B200 (site T)",
+  summary("across nodes, out of sample, B200 (sites T and U)",
           [&](const Row& r) { return r.nodes > 1 && !r.fitted && b200(r); });
   summary("one node, out of sample", [](const Row& r) { return r.nodes == 1 && !r.fitted && r.op != ""; });
   // The page quotes what the model gives now: a change that moves a point
