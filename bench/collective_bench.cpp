@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   point.op = CollectiveOp::all_reduce;
   point.bytes = bytes;
   point.algorithm = *algorithm;
+  point.sharp = *algorithm == CollectiveAlgorithm::sharp;  // pinning SHARP says the switches reduce
   const CollectiveResult r = simulate_collective(system, CollectiveTuning::load(), point);
   const double sim_s = seconds_since(t1);
 

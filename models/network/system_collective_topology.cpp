@@ -1,7 +1,9 @@
 #include "models/network/system_collective_topology.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace simctl {
@@ -42,20 +44,47 @@ void add_rates(const System& system, CollectiveTopology& t) {
   }
 }
 
-// The switch fewest hops from the farthest member; ties: lowest id.
+// Hops from `from` to every switch it reaches through switches alone (-1
+// elsewhere): a breadth-first search of the fabric, which costs far less
+// than routing every member to every switch of a 16,384-GPU fabric.
+std::vector<int> fabric_hops(const SystemGraph& graph, EndpointId from) {
+  std::vector<int> hops(boost::num_vertices(graph), -1);
+  std::deque<EndpointId> queue{from};
+  hops[from] = 0;
+  while (!queue.empty()) {
+    const EndpointId v = queue.front();
+    queue.pop_front();
+    for (const auto& e : boost::make_iterator_range(boost::out_edges(v, graph))) {
+      const auto u = static_cast<EndpointId>(boost::target(e, graph));
+      if (hops[u] >= 0 || graph[u].kind != PartKind::network_switch) continue;
+      hops[u] = hops[v] + 1;
+      queue.push_back(u);
+    }
+  }
+  return hops;
+}
+
+// The switch fewest hops from the farthest member; ties: lowest id. A
+// member reaches the fabric at its nearest switch (its leaf).
 std::optional<EndpointId> nearest_to_all(const System& system, const std::vector<EndpointId>& switches,
                                          const std::vector<EndpointId>& gpus) {
-  std::optional<EndpointId> best;
-  std::size_t best_hops = std::numeric_limits<std::size_t>::max();
-  for (EndpointId s : switches) {
-    std::size_t worst = 0;
-    for (EndpointId g : gpus) {
-      if (!system.reachable(g, s))
-        worst = std::numeric_limits<std::size_t>::max();
-      else
-        worst = std::max(worst, system.route(g, s).links.size());
+  std::map<EndpointId, std::size_t> entry;  // a leaf -> the most hops any member takes to it
+  for (EndpointId g : gpus) {
+    const std::optional<EndpointId> leaf = system.nearest(g, PartKind::network_switch);
+    if (!leaf) return std::nullopt;
+    entry[*leaf] = std::max(entry[*leaf], system.route(g, *leaf).links.size());
+  }
+  std::vector<std::size_t> worst(boost::num_vertices(system.graph()), 0);
+  for (const auto& [leaf, to_leaf] : entry) {
+    const std::vector<int> hops = fabric_hops(system.graph(), leaf);
+    for (EndpointId s : switches) {
+      worst[s] = hops[s] < 0 ? std::numeric_limits<std::size_t>::max()
+                             : std::max(worst[s], to_leaf + static_cast<std::size_t>(hops[s]));
     }
-    if (worst < best_hops) best_hops = worst, best = s;
+  }
+  std::optional<EndpointId> best;
+  for (EndpointId s : switches) {
+    if (worst[s] != std::numeric_limits<std::size_t>::max() && (!best || worst[s] < worst[*best])) best = s;
   }
   return best;
 }
