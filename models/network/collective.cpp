@@ -312,7 +312,7 @@ CollectiveRunner::Body CollectiveRunner::phase_body(std::vector<Launch> parts) {
   return [this, parts = std::move(parts)](std::function<void()> done) mutable {
     auto each = join(parts.size(), std::move(done));
     for (Launch& part : parts) {
-      engine_.schedule_after(0, [body = part.body, each]() mutable { body(each); });
+      engine_.schedule_after(0, [body = std::move(part.body), each]() mutable { body(each); });
     }
   };
 }
@@ -326,7 +326,7 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
                                                            const CollectiveChoice& choice, TimePs relaunch) {
   const GroupShape shape = shape_of(request.members, topology());
   if (choice.algorithm == CollectiveAlgorithm::sharp) {
-    const int pieces = sharp_pieces(request.bytes / shape.per_node(), tuning_.sharp.chunk_bytes);
+    const int pieces = sharp_pieces(request.bytes / shape.per_node(), tuning_.sharp);
     std::vector<std::vector<StageWork>> work(3);
     for (int k = 0; k < pieces; ++k) {
       HierarchicalPhases p = hierarchical_phases(choice, shape, request.bytes / pieces);
@@ -334,7 +334,10 @@ CollectiveRunner::Body CollectiveRunner::hierarchical_body(const CollectiveReque
       work[1].push_back(phase_body(std::move(p.across)));
       work[2].push_back(phase_body(std::move(p.gather)));
     }
-    return [work = std::move(work)](std::function<void()> done) { run_stage_pipeline(work, std::move(done)); };
+    // A launch's body runs once, so its plans move into the pipeline.
+    return [work = std::move(work)](std::function<void()> done) mutable {
+      run_stage_pipeline(std::move(work), std::move(done));
+    };
   }
   HierarchicalPhases p = hierarchical_phases(choice, shape, request.bytes);
   auto first = phase_body(std::move(p.scatter));

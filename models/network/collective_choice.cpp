@@ -11,10 +11,9 @@
 
 namespace simctl {
 
-int sharp_pieces(double share_bytes, double chunk_bytes) {
-  // A piece drains the switches' own chunk pipeline before the next enters
-  // them, so each keeps at least 16 chunks: that drain stays under a fifth.
-  return static_cast<int>(std::clamp(std::floor(share_bytes / chunk_bytes / 16.0), 1.0, 16.0));
+int sharp_pieces(double share_bytes, const InSwitchTuning& sharp) {
+  const double pieces = std::floor(share_bytes / sharp.chunk_bytes / sharp.min_chunks_per_piece);
+  return static_cast<int>(std::clamp(pieces, 1.0, static_cast<double>(sharp.max_pieces)));
 }
 
 bool is_ring_op(CollectiveOp op) {
@@ -222,9 +221,9 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
       if (a == CollectiveAlgorithm::hierarchical)
         return 2 * ps_to_seconds(p.launch_latency) + 2 * intra_phase + inter_phase;
       // SHARP pipelines its three phases over equal pieces.
-      const double k = sharp_pieces(share, tuning.sharp.chunk_bytes);
+      const double k = sharp_pieces(share, tuning.sharp);
       const double slowest = std::max(intra_phase, inter_phase);
-      return (2 * intra_phase + inter_phase) / k + (k - 1) * slowest / k;
+      return ps_to_seconds(p.launch_latency) + (2 * intra_phase + inter_phase) / k + (k - 1) * slowest / k;
     }
     case CollectiveAlgorithm::direct: {
       const double out_of_node = c.nodes > 1 ? (c.n - c.per_node) / c.n * c.bytes / inter : 0.0;

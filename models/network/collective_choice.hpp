@@ -24,10 +24,11 @@ struct CollectiveChoice {
 ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& shape, const CollectiveTopology* topology,
                          const CollectiveTuning& tuning);
 
-// The pieces SHARP's pipeline cuts a rank's `share` into: at most 16, so
-// the in-node phases hide under the in-network one, each of at least 16
-// chunks, so a piece keeps the switches' own pipeline full.
-int sharp_pieces(double share_bytes, double chunk_bytes);
+// The pieces SHARP's pipeline cuts a rank's `share` into: at most
+// max_pieces, so the in-node phases hide under the in-network one, each of
+// at least min_chunks_per_piece chunks, so a piece keeps the switches' own
+// pipeline full (collective_tuning.yaml).
+int sharp_pieces(double share_bytes, const InSwitchTuning& sharp);
 
 // Whether `op` is one of the ops NCCL runs on rings (all-reduce, all-gather,
 // reduce-scatter).

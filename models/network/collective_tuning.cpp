@@ -20,10 +20,14 @@ ProtocolTuning read_protocol(const ConfigNode& node) {
 }
 
 InSwitchTuning read_in_switch(const ConfigNode& node) {
-  node.expect_keys({"efficiency", "launch_latency", "step_latency", "chunk_size", "sources"});
+  node.expect_keys(
+      {"efficiency", "launch_latency", "step_latency", "chunk_size", "max_pieces", "min_chunks_per_piece", "sources"});
   InSwitchTuning t{fraction(node, "efficiency"), node.time("launch_latency"), node.time("step_latency"),
                    static_cast<double>(node.size("chunk_size"))};
   if (t.chunk_bytes <= 0.0) node.child("chunk_size").fail("must be positive");
+  if (node.has("max_pieces")) t.max_pieces = static_cast<int>(node.positive_integer("max_pieces"));
+  if (node.has("min_chunks_per_piece"))
+    t.min_chunks_per_piece = static_cast<int>(node.positive_integer("min_chunks_per_piece"));
   return t;
 }
 

@@ -42,6 +42,10 @@ struct InSwitchTuning {
   TimePs launch_latency = 0;
   TimePs step_latency = 0;
   double chunk_bytes = 16.0 * kMiB;
+  // SHARP's pipeline of in-node and in-network phases: at most max_pieces
+  // pieces, each of at least min_chunks_per_piece chunks (1, 1: none).
+  int max_pieces = 1;
+  int min_chunks_per_piece = 1;
 };
 
 // NVLSTree (nvls_tree_plan.hpp): NVLink SHARP inside each node, a double
