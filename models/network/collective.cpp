@@ -187,7 +187,20 @@ CollectiveRunner::Launch CollectiveRunner::prepare(const CollectiveRequest& requ
     case CollectiveAlgorithm::hierarchical:
     case CollectiveAlgorithm::sharp:
       return {protocol.launch_latency, hierarchical_body(request, choice, protocol.launch_latency)};
-    case CollectiveAlgorithm::tree: plan = plan_tree(in); break;
+    case CollectiveAlgorithm::tree: {
+      if (shape_of(request.members, topology()).node_count() < 2) {
+        plan = plan_tree(in);
+        break;
+      }
+      // Across nodes NCCL's trees pipeline thousands of small chunks; as
+      // one chunk's pattern repeated, their fill costs what it costs NCCL.
+      TransferPlan chunk = plan_tree_chunk(in);
+      chunk.flow_key = take_flow_keys(1);
+      return {protocol.launch_latency,
+              [context, chunk = std::move(chunk), chunks = tree_chunks(in)](std::function<void()> done) mutable {
+                run_pipelined(context, std::move(chunk), chunks, std::move(done));
+              }};
+    }
     case CollectiveAlgorithm::direct: plan = plan_direct(in); break;
     case CollectiveAlgorithm::halving_doubling: plan = plan_halving_doubling(in); break;
     case CollectiveAlgorithm::master: plan = plan_master(in); break;

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -73,7 +74,17 @@ std::vector<int> depths(const std::vector<int>& parent) {
   return depth;
 }
 
-void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_bytes, TransferPlan& plan) {
+// What a tree's transfers carry, in how many chunks, how many of them the
+// plan holds (all, or one as the pipelined pattern), and their share of the
+// wire inside a node and across nodes.
+struct TreeChunking {
+  double half_bytes = 0.0;
+  int chunks = 1;
+  int emitted = 1;
+  double network_efficiency = 1.0;
+};
+
+void add_tree(const PlanInputs& in, const std::vector<int>& parent, const TreeChunking& how, TransferPlan& plan) {
   const auto& m = in.request.members;
   const std::size_t n = m.size();
   const std::vector<int> depth = depths(parent);
@@ -81,8 +92,12 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_
   for (std::size_t i = 0; i < n; ++i) deepest_first[i] = i;
   std::stable_sort(deepest_first.begin(), deepest_first.end(),
                    [&](std::size_t a, std::size_t b) { return depth[a] > depth[b]; });
-  const int chunks = chunk_count(half_bytes, in.tuning.chunk_bytes, in.tuning.max_chunks_per_step);
-  const double chunk = half_bytes / chunks;
+  const int chunks = how.emitted;
+  const double chunk = how.half_bytes / how.chunks;
+  auto tree_send = [&](EndpointId from, EndpointId to) {
+    const bool network = crosses_nodes(in.topology, from, to);
+    return send(in, from, to, chunk, network ? how.network_efficiency : in.tuning.tree_efficiency);
+  };
   std::vector<int> up_lane(n), down_lane(n);
   for (std::size_t i = 0; i < n; ++i) up_lane[i] = plan.new_lane(), down_lane[i] = plan.new_lane();
   // up[c][i]: i's chunk c to its parent; down[c][i]: the parent's chunk c to i.
@@ -91,7 +106,7 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_
   for (int c = 0; c < chunks; ++c) {
     for (std::size_t i : deepest_first) {
       if (parent[i] < 0) continue;
-      Transfer t = send(in, m[i], m[static_cast<std::size_t>(parent[i])], chunk, in.tuning.tree_efficiency);
+      Transfer t = tree_send(m[i], m[static_cast<std::size_t>(parent[i])]);
       for (std::size_t k = 0; k < n; ++k) {
         if (parent[k] == static_cast<int>(i)) t.after.push_back(up[static_cast<std::size_t>(c)][k]);
       }
@@ -104,7 +119,7 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_
       const std::size_t i = *it;
       if (parent[i] < 0) continue;
       const auto p = static_cast<std::size_t>(parent[i]);
-      Transfer t = send(in, m[p], m[i], chunk, in.tuning.tree_efficiency);
+      Transfer t = tree_send(m[p], m[i]);
       if (parent[p] < 0) {
         // The root has the full sum of chunk c once all its children's reductions are in.
         for (std::size_t k = 0; k < n; ++k) {
@@ -121,23 +136,71 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, double half_
 
 }  // namespace
 
-TransferPlan plan_tree(const PlanInputs& in) {
-  if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
-  const GroupShape shape = shape_of(in.request.members, in.topology);
-  // As NCCL's channels: across nodes one pair of trees per local rank, each
-  // entering and leaving its node through that rank's NIC, so every NIC
-  // carries an equal share.
-  const int channels = shape.node_count() > 1 && shape.uniform ? shape.per_node() : 1;
+namespace {
+
+// As NCCL's channels: across nodes one pair of trees per local rank, each
+// entering and leaving its node through that rank's NIC, so every NIC
+// carries an equal share.
+int tree_channels(const GroupShape& shape) { return shape.node_count() > 1 && shape.uniform ? shape.per_node() : 1; }
+
+// The share of the wire a tree's sends between nodes reach: the tree's own,
+// or less where NCCL's tree channels add less bus bandwidth than the NICs
+// carry (tree_channel_rate). The busiest NIC carries double_tree_nic_load x
+// bytes/channels each way, so at share e the collective takes that over
+// e x the NIC's rate; the cap makes it 2(n-1)/n x bytes over channels x
+// the slowest member's channel rate (nccl-tests' busbw = channels x rate).
+double tree_network_efficiency(const PlanInputs& in, const GroupShape& shape) {
+  const int nodes = static_cast<int>(shape.node_count());
+  if (nodes < 2 || !in.topology || in.topology->inter_bytes_per_s <= 0.0) return in.tuning.tree_efficiency;
+  double rate = std::numeric_limits<double>::infinity();
+  for (EndpointId e : in.request.members) {
+    const MemberPlace* place = in.topology->place(e);
+    const double own = place ? in.tuning.tree_channel_rate(place->model, nodes) : 0.0;
+    if (own > 0.0) rate = std::min(rate, own);
+  }
+  if (std::isinf(rate)) return in.tuning.tree_efficiency;
+  const double n = static_cast<double>(in.request.members.size());
+  const double busbw_per_byte = 2.0 * (n - 1.0) / n;
+  const double capped =
+      double_tree_nic_load(nodes) * rate / (busbw_per_byte * in.topology->inter_bytes_per_s * in.protocol.efficiency);
+  return std::min(in.tuning.tree_efficiency, capped);
+}
+
+TransferPlan build_tree(const PlanInputs& in, const GroupShape& shape, TreeChunking how) {
+  const int channels = tree_channels(shape);
+  how.half_bytes = in.request.bytes / 2.0 / channels;
+  how.network_efficiency = tree_network_efficiency(in, shape);
   TransferPlan plan;
   const std::array<NodeTree, 2> across = nccl_double_tree(shape.node_count());
   for (int channel = 0; channel < channels; ++channel) {
     const int head = channels > 1 ? channel : -1;
     for (int t = 0; t < 2; ++t) {
-      add_tree(in, tree_parents(shape, in.request.members, across[static_cast<std::size_t>(t)], t == 1, head),
-               in.request.bytes / 2.0 / channels, plan);
+      add_tree(in, tree_parents(shape, in.request.members, across[static_cast<std::size_t>(t)], t == 1, head), how,
+               plan);
     }
   }
   return plan;
+}
+
+}  // namespace
+
+TransferPlan plan_tree(const PlanInputs& in) {
+  if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
+  const GroupShape shape = shape_of(in.request.members, in.topology);
+  const double half = in.request.bytes / 2.0 / tree_channels(shape);
+  const int chunks = chunk_count(half, in.tuning.chunk_bytes, in.tuning.max_chunks_per_step);
+  return build_tree(in, shape, {0.0, chunks, chunks, 1.0});
+}
+
+int tree_chunks(const PlanInputs& in) {
+  const GroupShape shape = shape_of(in.request.members, in.topology);
+  const double half = in.request.bytes / 2.0 / tree_channels(shape);
+  return static_cast<int>(std::clamp(std::ceil(half / in.tuning.tree_chunk_bytes), 1.0, 1e9));
+}
+
+TransferPlan plan_tree_chunk(const PlanInputs& in) {
+  if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
+  return build_tree(in, shape_of(in.request.members, in.topology), {0.0, tree_chunks(in), 1, 1.0});
 }
 
 TransferPlan plan_halving_doubling(const PlanInputs& in) {

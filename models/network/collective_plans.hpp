@@ -21,8 +21,15 @@ struct PlanInputs {
 // Double binary tree (all_reduce): across nodes two binary trees, the second
 // mirrored so that one's leaves are the other's inner nodes; inside a node a
 // chain. Each tree reduces half the buffer up and broadcasts it down, in
-// pipelined chunks.
+// pipelined chunks. Across nodes its sends between nodes reach no more
+// than NCCL's tree channels carry (CollectiveTuning::tree_channel_rate).
 TransferPlan plan_tree(const PlanInputs& in);
+
+// The tree across nodes, pipelined in NCCL's tree chunks (tree_chunk_bytes):
+// how many chunks each tree carries, and one chunk's pattern, every transfer
+// on its own lane, for run_pipelined.
+int tree_chunks(const PlanInputs& in);
+TransferPlan plan_tree_chunk(const PlanInputs& in);
 
 // Recursive halving (reduce-scatter) then doubling (all-gather); all_reduce,
 // reduce_scatter and all_gather on a power-of-two group.

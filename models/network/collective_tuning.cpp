@@ -63,6 +63,18 @@ void read_reduce_rates(const ConfigNode& node, CollectiveTuning& t) {
     t.reduce_bytes_per_s[model] = rate.as_bandwidth().bytes_per_s;
 }
 
+void read_tree(const ConfigNode& tree, CollectiveTuning& t) {
+  tree.expect_keys({"efficiency", "chunk_size", "channel_rate_by_gpu", "sources"});
+  t.tree_efficiency = fraction(tree, "efficiency");
+  t.tree_chunk_bytes = static_cast<double>(tree.size("chunk_size"));
+  if (t.tree_chunk_bytes <= 0.0) tree.child("chunk_size").fail("must be positive");
+  for (const auto& [model, rates] : tree.child("channel_rate_by_gpu").entries()) {
+    rates.expect_keys({"two_nodes", "more_nodes"});
+    t.tree_channel_rate_by_gpu[model] = {rates.bandwidth("two_nodes").bytes_per_s,
+                                         rates.bandwidth("more_nodes").bytes_per_s};
+  }
+}
+
 }  // namespace
 
 ProtocolTuning CollectiveTuning::protocol(Protocol p, ProtocolUse use) const {
@@ -90,9 +102,7 @@ CollectiveTuning CollectiveTuning::load(const std::string& path) {
   ll128.expect_keys({"efficiency", "launch_latency", "nvlink_step_latency", "network_step_latency", "sources"});
   t.ll128 = read_protocol(ll128);
   read_reduce_rates(root.child("reduce_rate"), t);
-  const ConfigNode tree = root.child("tree");
-  tree.expect_keys({"efficiency", "sources"});
-  t.tree_efficiency = fraction(tree, "efficiency");
+  read_tree(root.child("tree"), t);
   t.nvls = read_in_switch(root.child("nvls"));
   t.nvls_tree = read_nvls_tree(root.child("nvls_tree"));
   t.sharp = read_in_switch(root.child("sharp"));

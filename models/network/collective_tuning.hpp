@@ -78,10 +78,24 @@ struct CollectiveTuning {
     return it == cta_bytes_per_s_by_gpu.end() ? cta_bytes_per_s : it->second;
   }
 
-  ProtocolTuning ll;                // LL where it reduces or spans nodes
-  double ll_copy_efficiency = 1.0;  // LL's share in a single-node gather, scatter or broadcast
-  ProtocolTuning ll128;             // LL128
-  double tree_efficiency = 1.0;     // a tree's share of the ring's bandwidth (NCCL derates it)
+  ProtocolTuning ll;                       // LL where it reduces or spans nodes
+  double ll_copy_efficiency = 1.0;         // LL's share in a single-node gather, scatter or broadcast
+  ProtocolTuning ll128;                    // LL128
+  double tree_efficiency = 1.0;            // a tree's share of the ring's bandwidth (NCCL derates it)
+  double tree_chunk_bytes = 512.0 * 1024;  // across nodes: NCCL's Tree/Simple chunk
+  // Across nodes each of NCCL's tree channels (one tree pair per local rank)
+  // adds at most this much bus bandwidth, on two nodes and on three or more
+  // (NCCL's perChMaxTreeBws); a GPU not listed is bound by its links alone.
+  struct TreeChannelRate {
+    double two_nodes = 0.0, more_nodes = 0.0;  // bytes/s
+  };
+  std::map<std::string, TreeChannelRate> tree_channel_rate_by_gpu;  // catalogue id -> its rates
+  // The rate for `gpu_model` on `nodes` nodes; 0 for none (one node, or not listed).
+  double tree_channel_rate(const std::string& gpu_model, int nodes) const {
+    const auto it = tree_channel_rate_by_gpu.find(gpu_model);
+    if (nodes < 2 || it == tree_channel_rate_by_gpu.end()) return 0.0;
+    return nodes == 2 ? it->second.two_nodes : it->second.more_nodes;
+  }
   InSwitchTuning nvls;
   InSwitchTuning sharp;
   NvlsTreeTuning nvls_tree;
