@@ -197,8 +197,12 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
                           ring_network_wire_factor(tuning, p, use, &t, static_cast<std::size_t>(c.per_node)));
     case CollectiveAlgorithm::tree: {
       // Bounded by the slower of NVLink and one NIC, as if one channel carried
-      // it all: the replay spreads the trees over every NIC (plan_tree), but
-      // its chunks pipeline poorly at mid sizes, which this bound stands for.
+      // it all. The replay is faster: across nodes its trees pipeline over
+      // every NIC up to NCCL's tree-channel cap (plan_tree_chunk). Estimating
+      // that instead picked Tree/LL128 at 16 MiB across H100 nodes, where
+      // NCCL ran NVLSTree, and LL128 for pinned Tree at 32 GiB: NCCL's own
+      // estimate also derates Tree at mid sizes (treeCorrectionFactor) and
+      // caps LL128 trees lower (perChMaxTreeLL128Bws), which this one lacks.
       const double slowest = c.nodes > 1 ? std::min(intra, inter) : intra;
       return ps_to_seconds(p.launch_latency) + 2 * ((c.per_node - 1) * nvl + std::ceil(std::log2(c.nodes)) * net) +
              2 * c.bytes / (p.efficiency * tuning.tree_efficiency * slowest);
