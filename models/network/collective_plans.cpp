@@ -76,7 +76,7 @@ std::vector<int> depths(const std::vector<int>& parent) {
 
 // What a tree's transfers carry, in how many chunks, how many of them the
 // plan holds (all, or one as the pipelined pattern), and their share of the
-// wire inside a node and across nodes.
+// wire between nodes (inside a node: the tree's own).
 struct TreeChunking {
   double half_bytes = 0.0;
   int chunks = 1;
@@ -134,10 +134,6 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, const TreeCh
   }
 }
 
-}  // namespace
-
-namespace {
-
 // As NCCL's channels: across nodes one pair of trees per local rank, each
 // entering and leaving its node through that rank's NIC, so every NIC
 // carries an equal share.
@@ -166,10 +162,16 @@ double tree_network_efficiency(const PlanInputs& in, const GroupShape& shape) {
   return std::min(in.tuning.tree_efficiency, capped);
 }
 
-TransferPlan build_tree(const PlanInputs& in, const GroupShape& shape, TreeChunking how) {
+// What each tree carries: half of its channel's share of the buffer.
+double tree_half_bytes(const PlanInputs& in, const GroupShape& shape) {
+  return in.request.bytes / 2.0 / tree_channels(shape);
+}
+
+// The trees of every channel in `chunks` chunks, of which the plan holds the
+// first `emitted`.
+TransferPlan build_tree(const PlanInputs& in, const GroupShape& shape, int chunks, int emitted) {
   const int channels = tree_channels(shape);
-  how.half_bytes = in.request.bytes / 2.0 / channels;
-  how.network_efficiency = tree_network_efficiency(in, shape);
+  const TreeChunking how{tree_half_bytes(in, shape), chunks, emitted, tree_network_efficiency(in, shape)};
   TransferPlan plan;
   const std::array<NodeTree, 2> across = nccl_double_tree(shape.node_count());
   for (int channel = 0; channel < channels; ++channel) {
@@ -187,20 +189,18 @@ TransferPlan build_tree(const PlanInputs& in, const GroupShape& shape, TreeChunk
 TransferPlan plan_tree(const PlanInputs& in) {
   if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
   const GroupShape shape = shape_of(in.request.members, in.topology);
-  const double half = in.request.bytes / 2.0 / tree_channels(shape);
-  const int chunks = chunk_count(half, in.tuning.chunk_bytes, in.tuning.max_chunks_per_step);
-  return build_tree(in, shape, {0.0, chunks, chunks, 1.0});
+  const int chunks = chunk_count(tree_half_bytes(in, shape), in.tuning.chunk_bytes, in.tuning.max_chunks_per_step);
+  return build_tree(in, shape, chunks, chunks);
 }
 
 int tree_chunks(const PlanInputs& in) {
-  const GroupShape shape = shape_of(in.request.members, in.topology);
-  const double half = in.request.bytes / 2.0 / tree_channels(shape);
+  const double half = tree_half_bytes(in, shape_of(in.request.members, in.topology));
   return static_cast<int>(std::clamp(std::ceil(half / in.tuning.tree_chunk_bytes), 1.0, 1e9));
 }
 
 TransferPlan plan_tree_chunk(const PlanInputs& in) {
   if (in.request.op != CollectiveOp::all_reduce) unsupported("tree", in.request.op);
-  return build_tree(in, shape_of(in.request.members, in.topology), {0.0, tree_chunks(in), 1, 1.0});
+  return build_tree(in, shape_of(in.request.members, in.topology), tree_chunks(in), 1);
 }
 
 TransferPlan plan_halving_doubling(const PlanInputs& in) {
