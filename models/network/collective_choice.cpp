@@ -123,7 +123,7 @@ double slowest_cta_rate(const std::vector<EndpointId>& members, const Collective
   if (!topology || tuning.cta_bytes_per_s <= 0.0) return tuning.cta_bytes_per_s;
   double rate = std::numeric_limits<double>::infinity();
   for (EndpointId m : members) {
-    if (const MemberPlace* place = topology->place(m)) rate = std::min(rate, tuning.cta_rate_for(place->model));
+    if (const MemberPlace* place = topology->place(m)) rate = std::min(rate, tuning.cta_rate_for(place->architecture));
   }
   return std::isinf(rate) ? tuning.cta_bytes_per_s : rate;
 }

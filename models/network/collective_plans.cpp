@@ -151,7 +151,7 @@ double tree_network_efficiency(const PlanInputs& in, const GroupShape& shape) {
   double rate = std::numeric_limits<double>::infinity();
   for (EndpointId e : in.request.members) {
     const MemberPlace* place = in.topology->place(e);
-    const double own = place ? in.tuning.tree_channel_rate(place->model, nodes) : 0.0;
+    const double own = place ? in.tuning.tree_channel_rate(place->architecture, nodes) : 0.0;
     if (own > 0.0) rate = std::min(rate, own);
   }
   if (std::isinf(rate)) return in.tuning.tree_efficiency;

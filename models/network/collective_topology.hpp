@@ -19,6 +19,7 @@ struct MemberPlace {
   int node = 0;
   std::optional<EndpointId> nvswitch;  // the switch its NVLinks reach, if any
   std::string model;                   // the GPU's catalogue id
+  std::string architecture;            // its catalogue architecture ("hopper", "blackwell"...)
   double port_bytes_per_s = 0.0;       // its effective rate to that switch; 0 without one
   bool nvls = false;                   // that switch reduces and multicasts for it (NVLink4 and later)
 };

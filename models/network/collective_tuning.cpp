@@ -41,7 +41,7 @@ NvlsTreeTuning read_nvls_tree(const ConfigNode& node) {
 
 void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   ring.expect_keys({"launch_latency", "step_latency", "network_step_latency", "protocol_efficiency", "chunk_size",
-                    "max_chunks_per_step", "cta_rate", "cta_rate_by_gpu", "ctas_across_nodes", "sources"});
+                    "max_chunks_per_step", "cta_rate", "cta_rate_by_architecture", "ctas_across_nodes", "sources"});
   t.launch_latency = ring.time("launch_latency");
   t.step_latency = ring.time("step_latency");
   t.network_step_latency = ring.time("network_step_latency");
@@ -51,9 +51,9 @@ void read_ring(const ConfigNode& ring, CollectiveTuning& t) {
   t.max_chunks_per_step = static_cast<int>(ring.positive_integer("max_chunks_per_step"));
   t.cta_bytes_per_s = ring.bandwidth("cta_rate").bytes_per_s;
   t.ctas_across_nodes = static_cast<int>(ring.positive_integer("ctas_across_nodes"));
-  if (ring.has("cta_rate_by_gpu")) {
-    for (const auto& [model, rate] : ring.child("cta_rate_by_gpu").entries())
-      t.cta_bytes_per_s_by_gpu[model] = rate.as_bandwidth().bytes_per_s;
+  if (ring.has("cta_rate_by_architecture")) {
+    for (const auto& [architecture, rate] : ring.child("cta_rate_by_architecture").entries())
+      t.cta_bytes_per_s_by_architecture[architecture] = rate.as_bandwidth().bytes_per_s;
   }
 }
 
@@ -64,14 +64,14 @@ void read_reduce_rates(const ConfigNode& node, CollectiveTuning& t) {
 }
 
 void read_tree(const ConfigNode& tree, CollectiveTuning& t) {
-  tree.expect_keys({"efficiency", "chunk_size", "channel_rate_by_gpu", "sources"});
+  tree.expect_keys({"efficiency", "chunk_size", "channel_rate_by_architecture", "sources"});
   t.tree_efficiency = fraction(tree, "efficiency");
   t.tree_chunk_bytes = static_cast<double>(tree.size("chunk_size"));
   if (t.tree_chunk_bytes <= 0.0) tree.child("chunk_size").fail("must be positive");
-  for (const auto& [model, rates] : tree.child("channel_rate_by_gpu").entries()) {
+  for (const auto& [architecture, rates] : tree.child("channel_rate_by_architecture").entries()) {
     rates.expect_keys({"two_nodes", "more_nodes"});
-    t.tree_channel_rate_by_gpu[model] = {rates.bandwidth("two_nodes").bytes_per_s,
-                                         rates.bandwidth("more_nodes").bytes_per_s};
+    t.tree_channel_rate_by_architecture[architecture] = {rates.bandwidth("two_nodes").bytes_per_s,
+                                                         rates.bandwidth("more_nodes").bytes_per_s};
   }
 }
 

@@ -71,11 +71,11 @@ struct CollectiveTuning {
   // them unless the job sets a count (CollectiveTopology::ctas).
   double cta_bytes_per_s = 0.0;  // 0: no per-CTA bound
   int ctas_across_nodes = 0;
-  std::map<std::string, double> cta_bytes_per_s_by_gpu;  // catalogue id -> its own per-CTA rate
-  // A GPU's per-CTA rate: its own where listed, else cta_bytes_per_s.
-  double cta_rate_for(const std::string& gpu_model) const {
-    const auto it = cta_bytes_per_s_by_gpu.find(gpu_model);
-    return it == cta_bytes_per_s_by_gpu.end() ? cta_bytes_per_s : it->second;
+  std::map<std::string, double> cta_bytes_per_s_by_architecture;  // architecture -> its own per-CTA rate
+  // A GPU architecture's per-CTA rate: its own where listed, else cta_bytes_per_s.
+  double cta_rate_for(const std::string& architecture) const {
+    const auto it = cta_bytes_per_s_by_architecture.find(architecture);
+    return it == cta_bytes_per_s_by_architecture.end() ? cta_bytes_per_s : it->second;
   }
 
   ProtocolTuning ll;                       // LL where it reduces or spans nodes
@@ -85,15 +85,16 @@ struct CollectiveTuning {
   double tree_chunk_bytes = 512.0 * 1024;  // across nodes: NCCL's Tree/Simple chunk
   // Across nodes each of NCCL's tree channels (one tree pair per local rank)
   // adds at most this much bus bandwidth, on two nodes and on three or more
-  // (NCCL's perChMaxTreeBws); a GPU not listed is bound by its links alone.
+  // (NCCL's perChMaxTreeBws, per GPU generation); an architecture not listed
+  // is bound by its links alone.
   struct TreeChannelRate {
     double two_nodes = 0.0, more_nodes = 0.0;  // bytes/s
   };
-  std::map<std::string, TreeChannelRate> tree_channel_rate_by_gpu;  // catalogue id -> its rates
-  // The rate for `gpu_model` on `nodes` nodes; 0 for none (one node, or not listed).
-  double tree_channel_rate(const std::string& gpu_model, int nodes) const {
-    const auto it = tree_channel_rate_by_gpu.find(gpu_model);
-    if (nodes < 2 || it == tree_channel_rate_by_gpu.end()) return 0.0;
+  std::map<std::string, TreeChannelRate> tree_channel_rate_by_architecture;
+  // The rate for `architecture` on `nodes` nodes; 0 for none (one node, or not listed).
+  double tree_channel_rate(const std::string& architecture, int nodes) const {
+    const auto it = tree_channel_rate_by_architecture.find(architecture);
+    if (nodes < 2 || it == tree_channel_rate_by_architecture.end()) return 0.0;
     return nodes == 2 ? it->second.two_nodes : it->second.more_nodes;
   }
   InSwitchTuning nvls;

@@ -119,6 +119,7 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
     place.node = system.part(gpu).node;
     place.nvswitch = system.nearest(gpu, PartKind::nvswitch);
     place.model = system.part(gpu).model;
+    place.architecture = system.part(gpu).architecture;
     if (place.nvswitch) {
       if (const LinkSpec* port = first_hop(system, gpu, *place.nvswitch)) {
         place.port_bytes_per_s = port->effective().bytes_per_s;

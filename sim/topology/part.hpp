@@ -50,6 +50,9 @@ struct Part {
   // GPUs: the fraction of its catalogue speed this unit computes at (a
   // straggler: thermal throttling, a weak part); 1 unless a run says otherwise.
   double compute_speed = 1.0;
+  // GPUs: the catalogue's architecture ("hopper", "blackwell"...), which
+  // NCCL's per-generation figures are keyed by; empty otherwise.
+  std::string architecture = {};
 };
 
 }  // namespace simctl

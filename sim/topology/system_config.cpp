@@ -36,6 +36,7 @@ std::vector<EndpointId> add_group(Build& b, const GroupDecl& group, int node, co
   std::vector<EndpointId> ids;
   for (int i = 0; i < group.count; ++i) {
     Part part{group.kind, part_name(prefix, group, i), group.model, node, group.name, i, group.capacity_bytes};
+    part.architecture = group.architecture;
     try {
       ids.push_back(b.system.add_part(std::move(part)));
     } catch (const std::invalid_argument& e) {

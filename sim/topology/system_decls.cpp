@@ -64,7 +64,11 @@ GroupDecl parse_group(const std::string& name, const ConfigNode& node, const Dev
   check_identifier(name, node, "part group");
   expect_section(node, "parts.<group>");
   const PartKind kind = parse_part_kind(node);
-  return GroupDecl{name, kind, parse_model(node, kind, catalogue), parse_count(node), parse_capacity(node, kind), node};
+  GroupDecl group{name, kind, parse_model(node, kind, catalogue), parse_count(node), parse_capacity(node, kind), node};
+  if (const GpuSpec* gpu = kind == PartKind::gpu ? catalogue.find_gpu(group.model) : nullptr) {
+    group.architecture = gpu->architecture;
+  }
+  return group;
 }
 
 LinkKind parse_link_kind(const ConfigNode& link) {

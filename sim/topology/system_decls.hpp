@@ -21,6 +21,7 @@ struct GroupDecl {
   int count;
   Bytes capacity_bytes;
   ConfigNode where;
+  std::string architecture = {};  // GPUs: their catalogue entry's
 };
 
 struct LinkDecl {

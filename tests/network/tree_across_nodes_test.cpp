@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 
+#include "models/devices/device_catalogue.hpp"
 #include "models/network/collective_plans.hpp"
 #include "models/network/nccl_test.hpp"
 #include "models/network/pipelined_run.hpp"
@@ -59,7 +61,7 @@ TEST_CASE("NCCL's tree channels cap Tree across B200 nodes at 8 x its per-channe
 
   // Without the cap the trees run at their NICs' rate: 1.6 times as fast.
   CollectiveTuning uncapped = tuning;
-  uncapped.tree_channel_rate_by_gpu.clear();
+  uncapped.tree_channel_rate_by_architecture.clear();
   CHECK(tree_busbw(system, uncapped, 32, bytes) > 1.5 * four);
   // Inside one node nothing is capped.
   CHECK(tree_busbw(system, uncapped, 8, bytes) == Approx(tree_busbw(system, tuning, 8, bytes)));
@@ -105,11 +107,40 @@ TEST_CASE("a tree channel rate without both node counts, or a zero tree chunk, n
     std::ofstream(path) << edited;
     return [&] { CollectiveTuning::load(path.string()); };
   };
-  const auto missing = load_with("b200: {two_nodes: 42.8 GB/s, more_nodes: 24.0 GB/s}", "b200: {two_nodes: 42.8 GB/s}");
-  // "<file>:<line>:<column>: error: field 'tree.channel_rate_by_gpu.b200': missing required field 'more_nodes'"
+  const auto missing =
+      load_with("blackwell: {two_nodes: 42.8 GB/s, more_nodes: 24.0 GB/s}", "blackwell: {two_nodes: 42.8 GB/s}");
+  // "<file>:<line>:<column>: error: field 'tree.channel_rate_by_architecture.blackwell': missing required field
+  // 'more_nodes'"
   CHECK_THROWS_WITH(missing(), Catch::Contains(path.filename().string() + ":") &&
-                                   Catch::Contains("tree.channel_rate_by_gpu.b200") && Catch::Contains("more_nodes"));
+                                   Catch::Contains("tree.channel_rate_by_architecture.blackwell") &&
+                                   Catch::Contains("more_nodes"));
   const auto zero = load_with("chunk_size: 512 KiB", "chunk_size: 0 B");
   CHECK_THROWS_WITH(zero(), Catch::Contains("chunk_size") && Catch::Contains("must be positive"));
   std::filesystem::remove(path);
+}
+
+TEST_CASE("per-generation figures are keyed by the catalogue's architecture, so every part of one gets them",
+          "[network][collective][tree]") {
+  const CollectiveTuning tuning = CollectiveTuning::load();
+  // Every key is an architecture of the catalogue: a misspelt one would cap nothing.
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  std::set<std::string> architectures;
+  for (const std::string& id : catalogue.gpu_ids()) architectures.insert(catalogue.find_gpu(id)->architecture);
+  for (const auto& [architecture, rate] : tuning.tree_channel_rate_by_architecture) {
+    INFO(architecture);
+    CHECK(architectures.count(architecture) == 1);
+  }
+  for (const auto& [architecture, rate] : tuning.cta_bytes_per_s_by_architecture) {
+    INFO(architecture);
+    CHECK(architectures.count(architecture) == 1);
+  }
+  // A GH200 (Hopper, its own catalogue id) takes Hopper's row. One GPU per
+  // node: one tree channel, at most 36.0 GB/s from three nodes, under the
+  // 39.5 GB/s its NIC would carry on 48 nodes.
+  const System& gh200 = system_named("gh200_x48_ndr.yaml");
+  const double capped = tree_busbw(gh200, tuning, 48, 1.0 * kGiB);
+  CHECK(capped / 1e9 == Approx(36.0).epsilon(0.03));
+  CollectiveTuning uncapped = tuning;
+  uncapped.tree_channel_rate_by_architecture.erase("hopper");
+  CHECK(tree_busbw(gh200, uncapped, 48, 1.0 * kGiB) > 1.05 * capped);
 }
