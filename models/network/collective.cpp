@@ -1,5 +1,6 @@
 #include "models/network/collective.hpp"
 
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -250,7 +251,9 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
   const ProtocolTuning p = tuning_.protocol(protocol, use_of(request));
   const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, p);
   const auto orders = ring_orders(request, shape_of(request.members, topology()));
-  const double network_wire = ring_network_wire_factor(tuning_, p, use_of(request), topology(), orders.size());
+  const double network_wire = ring_network_wire_format(tuning_, p, use_of(request));
+  const double network_cap =
+      network_wire * ring_network_payload_cap(tuning_, p, use_of(request), topology(), orders.size());
   auto plans = std::make_shared<std::vector<CachedRing>>();
   for (const auto& order : orders) {
     CollectiveRequest sub = request;
@@ -265,6 +268,7 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
       const bool net = crosses_nodes(topology(), from, to);
       plan.sync_latency.push_back(net ? p.network_step_latency : p.nvlink_step_latency);
       plan.wire_factor.push_back(net ? network_wire : 1.0 / p.efficiency);
+      plan.max_bytes_per_s.push_back(net ? network_cap : std::numeric_limits<double>::infinity());
       fixed_paths.push_back(net ? nullptr : &rail_router_.route(from, to));
     }
     plans->push_back({std::move(plan), std::move(fixed_paths)});

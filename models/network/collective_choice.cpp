@@ -20,22 +20,32 @@ bool is_ring_op(CollectiveOp op) {
   return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
 
-double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
+double ring_network_wire_format(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use) {
+  return tuning.protocol(Protocol::simple, use).efficiency / protocol.efficiency;
+}
+
+double ring_network_payload_cap(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
                                 const CollectiveTopology* topology, std::size_t rings) {
-  const double simple = tuning.protocol(Protocol::simple, use).efficiency;
-  const double wire_format = simple / protocol.efficiency;
   if (!topology || topology->intra_bytes_per_s <= 0.0 || topology->inter_bytes_per_s <= 0.0 || rings == 0)
-    return wire_format;
+    return std::numeric_limits<double>::infinity();
   // A rank copies what it sends at no more than its NVLink share, nor than
   // its CTAs copy (each at the per-CTA rate, scaled by the protocol's share).
+  const double simple = tuning.protocol(Protocol::simple, use).efficiency;
   double copy_rate = protocol.efficiency * topology->intra_bytes_per_s;
   if (use.cta_bytes_per_s > 0.0) {
     const int ctas = topology->ctas > 0 ? topology->ctas : tuning.ctas_across_nodes;
     const double per_cta = use.cta_bytes_per_s * protocol.efficiency / simple;
     copy_rate = std::min(copy_rate, ctas * per_cta);
   }
-  const double copy_share = copy_rate / static_cast<double>(rings);
-  return std::max(wire_format, topology->inter_bytes_per_s / copy_share);
+  return copy_rate / static_cast<double>(rings);
+}
+
+double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
+                                const CollectiveTopology* topology, std::size_t rings) {
+  const double wire_format = ring_network_wire_format(tuning, protocol, use);
+  const double cap = ring_network_payload_cap(tuning, protocol, use, topology, rings);
+  if (std::isinf(cap)) return wire_format;
+  return std::max(wire_format, topology->inter_bytes_per_s / cap);
 }
 
 namespace {

@@ -47,7 +47,17 @@ bool is_ring_op(CollectiveOp op);
 // its rings: with eight GPUs per node that, not the NIC, bounds the ring
 // on NCCL's default 16 CTAs (sites C and G: 320-324 GB/s), and the NIC hop
 // is slowed to it; 24 CTAs leave the NICs to bound it (site G: 391 GB/s).
+// The replay sends the NIC hop at its wire format, capped at
+// ring_network_payload_cap (so the NIC carries only what moves); this
+// factor folds the two together for the tuner's estimate.
 double ring_network_wire_factor(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
+                                const CollectiveTopology* topology, std::size_t rings);
+
+// A ring's NIC hop: its wire bytes per payload byte (the protocol's wire
+// format relative to Simple's), and the payload rate its rank's CTAs copy
+// into it at most (infinite: no bound known).
+double ring_network_wire_format(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use);
+double ring_network_payload_cap(const CollectiveTuning& tuning, const ProtocolTuning& protocol, ProtocolUse use,
                                 const CollectiveTopology* topology, std::size_t rings);
 
 // Whether `algorithm` can run `op` on some group (ring cannot run all_to_all,

@@ -75,13 +75,13 @@ std::vector<int> depths(const std::vector<int>& parent) {
 }
 
 // What a tree's transfers carry, in how many chunks, how many of them the
-// plan holds (all, or one as the pipelined pattern), and their share of the
-// wire between nodes (inside a node: the tree's own).
+// plan holds (all, or one as the pipelined pattern), and the payload rate a
+// send between nodes is capped at (infinite: none).
 struct TreeChunking {
   double half_bytes = 0.0;
   int chunks = 1;
   int emitted = 1;
-  double network_efficiency = 1.0;
+  double network_payload_cap = std::numeric_limits<double>::infinity();
 };
 
 void add_tree(const PlanInputs& in, const std::vector<int>& parent, const TreeChunking& how, TransferPlan& plan) {
@@ -95,8 +95,10 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, const TreeCh
   const int chunks = how.emitted;
   const double chunk = how.half_bytes / how.chunks;
   auto tree_send = [&](EndpointId from, EndpointId to) {
-    const bool network = crosses_nodes(in.topology, from, to);
-    return send(in, from, to, chunk, network ? how.network_efficiency : in.tuning.tree_efficiency);
+    Transfer t = send(in, from, to, chunk, in.tuning.tree_efficiency);
+    if (crosses_nodes(in.topology, from, to))
+      t.max_bytes_per_s = how.network_payload_cap / (in.protocol.efficiency * in.tuning.tree_efficiency);
+    return t;
   };
   std::vector<int> up_lane(n), down_lane(n);
   for (std::size_t i = 0; i < n; ++i) up_lane[i] = plan.new_lane(), down_lane[i] = plan.new_lane();
@@ -139,27 +141,24 @@ void add_tree(const PlanInputs& in, const std::vector<int>& parent, const TreeCh
 // carries an equal share.
 int tree_channels(const GroupShape& shape) { return shape.node_count() > 1 && shape.uniform ? shape.per_node() : 1; }
 
-// The share of the wire a tree's sends between nodes reach: the tree's own,
-// or less where NCCL's tree channels add less bus bandwidth than the NICs
-// carry (tree_channel_rate). The busiest NIC carries double_tree_nic_load x
-// bytes/channels each way, so at share e the collective takes that over
-// e x the NIC's rate; the cap makes it 2(n-1)/n x bytes over channels x
-// the slowest member's channel rate (nccl-tests' busbw = channels x rate).
-double tree_network_efficiency(const PlanInputs& in, const GroupShape& shape) {
+// The payload rate each send between nodes is capped at: NCCL's tree
+// channels (one tree pair per local rank) add at most tree_channel_rate of
+// bus bandwidth each (the slowest member's), so the collective takes at
+// least 2(n-1)/n x bytes / (channels x rate); each such send carries half a
+// channel's share of the buffer, so it may move at most rate / (2 x
+// 2(n-1)/n). Infinite on one node or where no rate is listed.
+double tree_network_payload_cap(const PlanInputs& in, const GroupShape& shape) {
   const int nodes = static_cast<int>(shape.node_count());
-  if (nodes < 2 || !in.topology || in.topology->inter_bytes_per_s <= 0.0) return in.tuning.tree_efficiency;
   double rate = std::numeric_limits<double>::infinity();
+  if (nodes < 2 || !in.topology) return rate;
   for (EndpointId e : in.request.members) {
     const MemberPlace* place = in.topology->place(e);
     const double own = place ? in.tuning.tree_channel_rate(place->architecture, nodes) : 0.0;
     if (own > 0.0) rate = std::min(rate, own);
   }
-  if (std::isinf(rate)) return in.tuning.tree_efficiency;
   const double n = static_cast<double>(in.request.members.size());
   const double busbw_per_byte = 2.0 * (n - 1.0) / n;
-  const double capped =
-      double_tree_nic_load(nodes) * rate / (busbw_per_byte * in.topology->inter_bytes_per_s * in.protocol.efficiency);
-  return std::min(in.tuning.tree_efficiency, capped);
+  return rate / (2.0 * busbw_per_byte);
 }
 
 // What each tree carries: half of its channel's share of the buffer.
@@ -171,7 +170,7 @@ double tree_half_bytes(const PlanInputs& in, const GroupShape& shape) {
 // first `emitted`.
 TransferPlan build_tree(const PlanInputs& in, const GroupShape& shape, int chunks, int emitted) {
   const int channels = tree_channels(shape);
-  const TreeChunking how{tree_half_bytes(in, shape), chunks, emitted, tree_network_efficiency(in, shape)};
+  const TreeChunking how{tree_half_bytes(in, shape), chunks, emitted, tree_network_payload_cap(in, shape)};
   TransferPlan plan;
   const std::array<NodeTree, 2> across = nccl_double_tree(shape.node_count());
   for (int channel = 0; channel < channels; ++channel) {

@@ -17,7 +17,8 @@ FlowNetwork::FlowNetwork(Engine& engine, std::vector<Bandwidth> effective_capaci
   }
 }
 
-FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Callback on_drained) {
+FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Callback on_drained,
+                          double max_bytes_per_s) {
   const FlowId id = next_id_++;
   ++flows_started_;
   if (!(bytes > 0.0) || path.links.empty()) {
@@ -37,6 +38,7 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   flow.latency = path.latency;
   flow.remaining_bytes = bytes;
   flow.rate = 0.0;
+  flow.max_rate = max_bytes_per_s;
   flow.updated_at = engine_.now();
   flow.group = kNoGroup;
   flow.on_done = std::move(on_done);
@@ -170,7 +172,7 @@ bool FlowNetwork::each_alone() const {
 const std::vector<double>& FlowNetwork::alone_rates() {
   alone_rates_.clear();
   for (const FlowRef& ref : component_) {
-    double rate = std::numeric_limits<double>::infinity();
+    double rate = slots_[ref.slot].max_rate;
     for (LinkId link : slots_[ref.slot].links) rate = std::min(rate, capacity_[link]);
     alone_rates_.push_back(rate);
   }
@@ -179,7 +181,7 @@ const std::vector<double>& FlowNetwork::alone_rates() {
 
 const std::vector<double>& FlowNetwork::shared_rates() {
   solver_.clear();
-  for (const FlowRef& ref : component_) solver_.add_flow(slots_[ref.slot].links);
+  for (const FlowRef& ref : component_) solver_.add_flow(slots_[ref.slot].links, slots_[ref.slot].max_rate);
   return solver_.solve(capacity_);
 }
 

@@ -6,6 +6,7 @@
 // contention around it rather than with the whole network.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -32,8 +33,12 @@ class FlowNetwork {
   // Starts moving `bytes` along `path` now. `on_drained` (optional) runs when
   // the last byte has left the sender, i.e. the links are free of this flow;
   // `on_done` runs path.latency later, when the last byte has arrived.
-  // Zero-byte flows and flows on an empty path drain at once.
-  FlowId start(const Path& path, double bytes, Callback on_done, Callback on_drained = {});
+  // Zero-byte flows and flows on an empty path drain at once. A finite
+  // `max_bytes_per_s` caps the flow's own rate whatever its links leave it
+  // (a sender that cannot push faster: NCCL's CTAs), so the links carry only
+  // what it moves.
+  FlowId start(const Path& path, double bytes, Callback on_done, Callback on_drained = {},
+               double max_bytes_per_s = std::numeric_limits<double>::infinity());
 
   // Between begin_batch() and end_batch(), start() only registers flows; the
   // rates of all of them are computed once at end_batch(). Starting the n
@@ -77,7 +82,8 @@ class FlowNetwork {
     std::vector<LinkId> links;  // keeps its capacity when the slot is reused
     TimePs latency = 0;
     double remaining_bytes = 0.0;
-    double rate = 0.0;  // bytes per second
+    double rate = 0.0;                                          // bytes per second
+    double max_rate = std::numeric_limits<double>::infinity();  // its own cap, bytes per second
     TimePs updated_at = 0;
     std::uint32_t group = kNoGroup;  // its completion group while it has a drain time
     Callback on_done;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace simctl {
 
@@ -18,6 +19,7 @@ void MaxMinFairSolver::clear() {
   flow_begin_.assign(1, 0u);
   flow_links_.clear();
   link_id_.clear();
+  cap_bytes_per_s_.clear();
 }
 
 std::uint32_t MaxMinFairSolver::local_index(LinkId link) {
@@ -30,12 +32,19 @@ std::uint32_t MaxMinFairSolver::local_index(LinkId link) {
     link_stamp_[link] = epoch_;
     local_of_link_[link] = static_cast<std::uint32_t>(link_id_.size());
     link_id_.push_back(link);
+    cap_bytes_per_s_.push_back(-1.0);
   }
   return local_of_link_[link];
 }
 
-void MaxMinFairSolver::add_flow(std::span<const LinkId> links) {
+void MaxMinFairSolver::add_flow(std::span<const LinkId> links, double max_bytes_per_s) {
   for (LinkId link : links) flow_links_.push_back(local_index(link));
+  if (max_bytes_per_s < std::numeric_limits<double>::infinity()) {
+    const auto flow = static_cast<LinkId>(flow_begin_.size() - 1);
+    flow_links_.push_back(static_cast<std::uint32_t>(link_id_.size()));
+    link_id_.push_back(kCapLinkBase + flow);
+    cap_bytes_per_s_.push_back(std::max(0.0, max_bytes_per_s));
+  }
   flow_begin_.push_back(static_cast<std::uint32_t>(flow_links_.size()));
 }
 
@@ -94,7 +103,9 @@ void MaxMinFairSolver::fix_flows_of(std::uint32_t bottleneck, double share) {
 const std::vector<double>& MaxMinFairSolver::solve(const std::vector<double>& capacity_bytes_per_s) {
   const std::size_t link_count = link_id_.size();
   remaining_bytes_per_s_.resize(link_count);
-  for (std::size_t l = 0; l < link_count; ++l) remaining_bytes_per_s_[l] = capacity_bytes_per_s.at(link_id_[l]);
+  for (std::size_t l = 0; l < link_count; ++l) {
+    remaining_bytes_per_s_[l] = cap_bytes_per_s_[l] >= 0.0 ? cap_bytes_per_s_[l] : capacity_bytes_per_s.at(link_id_[l]);
+  }
   index_link_flows();
   version_.assign(link_count, 0u);
   changed_stamp_.assign(link_count, 0u);

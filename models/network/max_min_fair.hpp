@@ -4,6 +4,7 @@
 // smallest, fix those flows at that share, and remove their rate everywhere.
 // Kept apart from the event loop so that it can be tested on its own.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -19,8 +20,10 @@ class MaxMinFairSolver {
   // Starts a new problem with no flows.
   void clear();
   // Adds the next flow (numbered from 0 in call order); `links` lists the
-  // directed links it crosses and must not be empty.
-  void add_flow(std::span<const LinkId> links);
+  // directed links it crosses and must not be empty. A finite
+  // `max_bytes_per_s` caps the flow's own rate (what a sender can push, as
+  // NCCL's CTAs bound a channel): a private link of that capacity.
+  void add_flow(std::span<const LinkId> links, double max_bytes_per_s = std::numeric_limits<double>::infinity());
   // One rate per added flow, in bytes per second, valid until the next
   // clear(). `capacity_bytes_per_s` is indexed by LinkId. Ties are broken by
   // lowest link id, so results are deterministic.
@@ -35,6 +38,10 @@ class MaxMinFairSolver {
     std::uint32_t version;
     bool operator>(const Candidate& o) const { return share != o.share ? share > o.share : link_id > o.link_id; }
   };
+
+  // Ids of private cap links, past any real link's: ties between a cap and a
+  // link break the same way in every run.
+  static constexpr LinkId kCapLinkBase = LinkId{1} << 31;
 
   std::uint32_t local_index(LinkId link);
   void index_link_flows();
@@ -57,7 +64,8 @@ class MaxMinFairSolver {
   std::vector<std::uint32_t> fill_cursor_;  // next free slot per link while building link_flows_
 
   // Per local link.
-  std::vector<LinkId> link_id_;
+  std::vector<LinkId> link_id_;                // a flow's private cap: kCapLinkBase + the flow's number
+  std::vector<double> cap_bytes_per_s_;        // per local link: a private cap's capacity; < 0 for a real link
   std::vector<double> remaining_bytes_per_s_;  // capacity not yet given to fixed flows
   std::vector<int> unfixed_;                   // crossings by flows whose rate is still open
   std::vector<std::uint32_t> version_;         // bumped whenever the link's share changes

@@ -58,7 +58,8 @@ class PipelinedRun : public std::enable_shared_from_this<PipelinedRun> {
     for (std::uint32_t i = 0; i < n; ++i) {
       const Transfer& t = plan_.transfers[i];
       const Path& path = context_.router.route(t.from, t.to, plan_.flow_key + i);
-      context_.network.start(path, t.wire_bytes * chunks_, {}, [self, i] { self->drained(i); });
+      context_.network.start(
+          path, t.wire_bytes * chunks_, {}, [self, i] { self->drained(i); }, t.max_bytes_per_s);
     }
     context_.network.end_batch();
   }

@@ -80,10 +80,12 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
   for (std::size_t p = 0; p < n; ++p) {
     const auto edge = static_cast<std::uint32_t>(p);
     const double wire = plan.wire_factor.empty() ? 1.0 / tuning.protocol_efficiency : plan.wire_factor[p];
-    double slowest_link = std::numeric_limits<double>::infinity();
+    const double cap = plan.max_bytes_per_s.empty() ? std::numeric_limits<double>::infinity() : plan.max_bytes_per_s[p];
+    double slowest_link = cap;
     for (LinkId l : paths_[p]->links) slowest_link = std::min(slowest_link, network_.capacity(l));
     ring.edges[p].solo_chunk_seconds = plan.chunk_bytes * wire / slowest_link;
-    network_.start(*paths_[p], plan.chunk_bytes * wire * sends, {}, [this, index, edge] { edge_drained(index, edge); });
+    network_.start(
+        *paths_[p], plan.chunk_bytes * wire * sends, {}, [this, index, edge] { edge_drained(index, edge); }, cap);
   }
 }
 

@@ -29,6 +29,9 @@ struct RingPlan {
   // tuning's protocol_efficiency for all. Across nodes a NIC hop differs
   // (collective.cpp, ring_plans).
   std::vector<double> wire_factor;
+  // Per position, the wire rate its sender pushes at most (bytes/s; NCCL's
+  // CTAs on a NIC hop); empty: no cap.
+  std::vector<double> max_bytes_per_s;
   std::uint64_t flow_key = 0;  // ECMP key base: position p's sends hash with flow_key + p
   bool chain = false;          // broadcast/reduce: position p forwards at step p only
 

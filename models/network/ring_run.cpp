@@ -1,5 +1,6 @@
 #include "models/network/ring_run.hpp"
 
+#include <limits>
 #include <vector>
 
 namespace simctl {
@@ -62,7 +63,8 @@ class RingRun : public std::enable_shared_from_this<RingRun> {
         [self, p] {
           self->ranks_[p].link_busy = false;
           self->try_issue(p);
-        });
+        },
+        plan_.max_bytes_per_s.empty() ? std::numeric_limits<double>::infinity() : plan_.max_bytes_per_s[p]);
   }
 
   // The bytes are at the receiver; the protocol's per-step sync still has to happen.

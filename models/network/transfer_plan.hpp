@@ -7,6 +7,7 @@
 // are all plans of this shape; run_transfers executes any of them.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "models/network/flow_network.hpp"
@@ -21,6 +22,8 @@ struct Transfer {
   std::vector<std::uint32_t> after;  // transfers that must have arrived first
   int lane = -1;                     // -1: starts as soon as ready
   TimePs sync_latency = 0;           // added after the bytes land (flag sync)
+  // Its sender pushes no faster than this (wire bytes/s; NCCL's CTAs), whatever the links leave it.
+  double max_bytes_per_s = std::numeric_limits<double>::infinity();
 };
 
 struct TransferPlan {

@@ -74,7 +74,8 @@ class TransferRun : public std::enable_shared_from_this<TransferRun> {
           if (lane < 0) return;
           self->lanes_[static_cast<std::size_t>(lane)].busy = false;
           self->try_lane(static_cast<std::size_t>(lane));
-        });
+        },
+        t.max_bytes_per_s);
   }
 
   void landed(std::uint32_t i) {

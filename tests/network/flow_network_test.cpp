@@ -32,6 +32,25 @@ TEST_CASE("a flow alone gets the whole link", "[network][flow]") {
   CHECK(net.bytes_carried(1) == 0.0);
 }
 
+TEST_CASE("a capped flow moves at its cap and the link carries only its bytes", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(1, 100 * kGBps));
+  TimePs capped = -1, other = -1;
+  net.start(
+      path_of({0}), 1e9, [&] { capped = engine.now(); }, {}, 25 * kGBps);
+  engine.run();
+  CHECK(capped == 40 * kPsPerMs);  // 1 GB at its own 25 GB/s
+  CHECK(net.bytes_carried(0) == Approx(1e9));
+  CHECK(net.utilisation(0) == Approx(0.25));
+  // Beside an uncapped flow it takes its cap, the other the rest.
+  net.start(
+      path_of({0}), 1e9, [&] { capped = engine.now(); }, {}, 25 * kGBps);
+  net.start(path_of({0}), 1.5e9, [&] { other = engine.now(); });
+  engine.run();
+  CHECK(capped == 80 * kPsPerMs);
+  CHECK(other == 60 * kPsPerMs);  // 1.5 GB at 75 GB/s, then alone: 20 ms x 75 = 1.5 GB
+}
+
 TEST_CASE("two flows on one link each get half and finish at twice the single time", "[network][flow]") {
   Engine engine;
   FlowNetwork net(engine, uniform(1, 100 * kGBps));

@@ -71,3 +71,20 @@ TEST_CASE("a link id beyond the capacities is an error", "[network][fairness]") 
   const std::vector<LinkId> f{4};
   CHECK_THROWS_AS(max_min_fair_rates({&f}, {1.0, 1.0}), std::out_of_range);
 }
+
+TEST_CASE("a flow's own cap binds like a private link and leaves the rest to the others", "[network][fairness]") {
+  const std::vector<LinkId> f{0};
+  MaxMinFairSolver solver;
+  solver.clear();
+  solver.add_flow(f, 30.0);  // its sender pushes at most 30
+  solver.add_flow(f);
+  solver.add_flow(f, 80.0);  // a cap above its fair share does not bind
+  const std::vector<double> rates = solver.solve({100.0});
+  CHECK(rates[0] == Approx(30.0));
+  CHECK(rates[1] == Approx(35.0));
+  CHECK(rates[2] == Approx(35.0));
+  // Alone, a capped flow runs at its cap, not at the link's rate.
+  solver.clear();
+  solver.add_flow(f, 30.0);
+  CHECK(solver.solve({100.0})[0] == Approx(30.0));
+}

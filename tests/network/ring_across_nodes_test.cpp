@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
+#include "models/network/collective.hpp"
 #include "models/network/nccl_test.hpp"
 #include "models/network/system_collective_topology.hpp"
 #include "tests/network/shipped_systems.hpp"
@@ -51,6 +52,40 @@ TEST_CASE("four GPUs per node fill their four NICs; eight are bound by their CTA
   CHECK(ring_busbw(32, 8, 8) == Approx(eight / 2).epsilon(0.01));
   // One node has no NIC hop: its ring stays at the NVLink share whatever the count.
   CHECK(ring_busbw(8, 8, 8) == Approx(ring_busbw(8, 8)).epsilon(0.001));
+}
+
+TEST_CASE("a NIC whose ring is bound by its CTAs carries only the bytes it moves", "[network][ring][multinode]") {
+  // Eight GPUs per node: the CTAs copy 40.5 GB/s per ring, below the NIC.
+  // The NIC hop is capped at that rate, not padded with bytes that never
+  // cross it, so each NIC moves the ring's share and no more.
+  const System& system = sixteen_nodes();
+  const CollectiveTuning tuning = CollectiveTuning::load();
+  Engine engine;
+  FlowNetwork network(engine, system.link_capacities());
+  CollectiveRunner runner(engine, network, system, tuning);
+  const CollectiveTopology facts = describe_collective_topology(system);
+  runner.set_topology(facts);
+  const std::vector<EndpointId> members(system.gpus().begin(), system.gpus().begin() + 16);
+  const double bytes = 4.0 * kGiB;
+  TimePs done = 0;
+  runner.start({CollectiveOp::all_reduce, members, bytes, CollectiveAlgorithm::ring, Protocol::simple},
+               [&] { done = engine.now(); });
+  engine.run();
+  REQUIRE(done > 0);
+  // Each rail ring crosses each of its two NICs once a step, each way:
+  // 2(n-1) steps of its bytes/8 over n.
+  const double n = 16.0, per_ring = bytes / 8.0;
+  const double nic_payload = 2.0 * (n - 1.0) / n * per_ring;
+  int nics = 0;
+  for (LinkId l = 0; l < system.num_links(); ++l) {
+    if (system.part(system.link_source(l)).kind != PartKind::nic) continue;
+    if (network.bytes_carried(l) == 0.0) continue;
+    ++nics;
+    INFO(system.link_name(l));
+    CHECK(network.bytes_carried(l) == Approx(nic_payload).epsilon(0.01));
+    CHECK(network.bytes_carried(l) / ps_to_seconds(done) < 0.9 * facts.inter_bytes_per_s);
+  }
+  CHECK(nics == 32);  // 16 NICs, into their node and out of it
 }
 
 TEST_CASE("the nccl-tests twin takes the first GPUs of each node with per_node", "[network][nccl_test]") {
