@@ -130,11 +130,9 @@ namespace {
 // The CTAs of the slowest member set the pace of every ring it is in.
 double slowest_cta_rate(const std::vector<EndpointId>& members, const CollectiveTopology* topology,
                         const CollectiveTuning& tuning) {
-  if (!topology || tuning.cta_bytes_per_s <= 0.0) return tuning.cta_bytes_per_s;
-  double rate = std::numeric_limits<double>::infinity();
-  for (EndpointId m : members) {
-    if (const MemberPlace* place = topology->place(m)) rate = std::min(rate, tuning.cta_rate_for(place->architecture));
-  }
+  if (tuning.cta_bytes_per_s <= 0.0) return tuning.cta_bytes_per_s;
+  const double rate = slowest_member(members, topology,
+                                     [&](const MemberPlace& place) { return tuning.cta_rate_for(place.architecture); });
   return std::isinf(rate) ? tuning.cta_bytes_per_s : rate;
 }
 

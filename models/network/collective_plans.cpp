@@ -149,13 +149,10 @@ int tree_channels(const GroupShape& shape) { return shape.node_count() > 1 && sh
 // 2(n-1)/n). Infinite on one node or where no rate is listed.
 double tree_network_payload_cap(const PlanInputs& in, const GroupShape& shape) {
   const int nodes = static_cast<int>(shape.node_count());
-  double rate = std::numeric_limits<double>::infinity();
-  if (nodes < 2 || !in.topology) return rate;
-  for (EndpointId e : in.request.members) {
-    const MemberPlace* place = in.topology->place(e);
-    const double own = place ? in.tuning.tree_channel_rate(place->architecture, nodes) : 0.0;
-    if (own > 0.0) rate = std::min(rate, own);
-  }
+  if (nodes < 2) return std::numeric_limits<double>::infinity();
+  const double rate = slowest_member(in.request.members, in.topology, [&](const MemberPlace& place) {
+    return in.tuning.tree_channel_rate(place.architecture, nodes);
+  });
   const double n = static_cast<double>(in.request.members.size());
   const double busbw_per_byte = 2.0 * (n - 1.0) / n;
   return rate / (2.0 * busbw_per_byte);
