@@ -1,6 +1,7 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
@@ -39,6 +40,37 @@ const Command* find_command(const std::string& name) {
   return nullptr;
 }
 
+// The two-word commands a first word starts ("lab" -> lab list, lab run).
+std::vector<const Command*> commands_starting(const std::string& word) {
+  std::vector<const Command*> found;
+  for (const Command& c : all_commands()) {
+    const std::string name = c.name;
+    if (name.size() > word.size() && name.compare(0, word.size(), word) == 0 && name[word.size()] == ' ')
+      found.push_back(&c);
+  }
+  return found;
+}
+
+// `simctl lab --help`, or `simctl lab` with no subcommand: the group's
+// commands, each with its usage and summary.
+int print_group_help(const std::vector<const Command*>& group, const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err) {
+  const bool help = args.size() == 2 && (args[1] == "--help" || args[1] == "-h");
+  std::ostream& to = help ? out : err;
+  if (!help && args.size() > 1)
+    to << "simctl: unknown command '" << args[0] << " " << args[1] << "'; valid commands are ";
+  else if (!help)
+    to << "simctl " << args[0] << ": which one? valid commands are ";
+  if (!help) {
+    for (std::size_t i = 0; i < group.size(); ++i) to << (i ? ", " : "") << group[i]->name;
+    to << "\n\n";
+  }
+  to << "usage: simctl " << args[0] << " <command> [arguments]\n\ncommands:\n";
+  for (const Command* c : group) to << "  " << c->usage << "\n      " << c->summary << "\n";
+  to << "\n`simctl " << group.front()->name << " --help` shows one command's options.\n";
+  return help ? 0 : 2;
+}
+
 std::string command_names() {
   std::string names;
   for (const Command& c : all_commands()) names += std::string(names.empty() ? "" : ", ") + c.name;
@@ -72,6 +104,7 @@ int run_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (command != nullptr) words = 2;
   if (command == nullptr) command = find_command(args[0]);
   if (command == nullptr) {
+    if (const auto group = commands_starting(args[0]); !group.empty()) return print_group_help(group, args, out, err);
     err << "simctl: unknown command '" << args[0] << "'; valid commands are " << command_names() << "\n";
     return 2;
   }

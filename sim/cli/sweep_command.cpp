@@ -102,8 +102,9 @@ po::options_description sweep_options() {
       "shard", po::value<std::string>()->value_name("I/N"),
       "run only shard I of N (1-based: the points whose number % N is I-1); needs --out")(
       "out", po::value<std::string>()->value_name("DIR"),
-      "with --shard: write the shard's rows to DIR/shard-I-of-N.json for `simctl sweep merge DIR`")(
-      "yes", "run a study of more than 1,000,000 points")(
+      ("with --shard: write the shard's rows to " + shard_file("DIR", 1, 2).string() +
+       " (shard 1 of 2; I and N zero-padded to four digits) for `simctl sweep merge DIR`")
+          .c_str())("yes", "run a study of more than 1,000,000 points")(
       "axis", po::value<std::vector<std::string>>()->composing()->value_name("FIELD=VALUES"),
       "sweep a run config instead of a study file: FIELD (a config path, as --set and study axes take) over "
       "VALUES, a YAML list ('workload.micro_batch=[1, 2, 4]'); repeat for more axes, the first varying slowest");

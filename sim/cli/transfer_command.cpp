@@ -80,11 +80,29 @@ void print_stages(std::ostream& out, const std::vector<TransferStage>& stages) {
   }
 }
 
-void print_row(std::ostream& out, const TransferTime& t) {
+// The cache level an end names ("l1" of node0.cpu), if it has a size.
+const CacheLevel* sized_level(const System& system, const DeviceCatalogue& catalogue, const TransferEnd& end) {
+  if (end.level.empty()) return nullptr;
+  const CpuSpec* cpu = catalogue.find_cpu(system.part(end.part).model);
+  const CacheLevel* level = cpu ? cpu->level(end.level) : nullptr;
+  return level && level->size > 0 ? level : nullptr;
+}
+
+// A buffer larger than a cache cannot stay in it: the row is the rate a
+// buffer that fits streams at, and says so (a 1 GiB "L1" read at L1's rate
+// had misled a lab's reader).
+bool overflows(const CacheLevel* level, Bytes bytes) { return level != nullptr && bytes > level->size; }
+
+std::string overflow_footnote(const CacheLevel& level) {
+  return "* larger than " + level.level + "'s " + size_text(level.size) + ", so it cannot stay in " + level.level +
+         ": the row is the rate of a buffer that fits; a real one spills to the next level\n";
+}
+
+void print_row(std::ostream& out, const TransferTime& t, const std::string& note) {
   char line[512];
-  std::snprintf(line, sizeof line, "%10s %10s %10s %10s %12s  %s\n", size_text(t.bytes).c_str(),
+  std::snprintf(line, sizeof line, "%10s %10s %10s %10s %12s  %s%s\n", size_text(t.bytes).c_str(),
                 size_text(t.bytes_moved).c_str(), time_text(t.latency).c_str(), time_text(t.time).c_str(),
-                rate_text(t.effective_bytes_per_s()).c_str(), t.bottleneck.c_str());
+                rate_text(t.effective_bytes_per_s()).c_str(), t.bottleneck.c_str(), note.c_str());
   out << line;
 }
 
@@ -147,7 +165,13 @@ int transfer_command_main(const ParsedOptions& options, std::ostream& out) {
     }
     print_stages(out, stages);
     out << "\n      size      moved    latency       time    effective  bound by\n";
-    for (Bytes b : list) print_row(out, system_transfer(system, catalogue, from, to, b, pageable));
+    const CacheLevel* smaller = sized_level(system, catalogue, from);
+    if (const CacheLevel* other = sized_level(system, catalogue, to);
+        other && (!smaller || other->size < smaller->size))
+      smaller = other;
+    for (Bytes b : list)
+      print_row(out, system_transfer(system, catalogue, from, to, b, pageable), overflows(smaller, b) ? " *" : "");
+    if (overflows(smaller, list.back())) out << overflow_footnote(*smaller);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/config/input_limits.hpp"
+#include "sim/config/nearest_choice.hpp"
 #include "sim/config/quantity.hpp"
 
 namespace simctl {
@@ -84,8 +85,9 @@ void ConfigNode::expect_keys(const std::vector<std::string>& allowed) const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-    throw ConfigError(location_of(*file_, kv.first.Mark()), child_path(path_, key),
-                      "unknown field; valid fields here are " + join_choices(allowed));
+    throw ConfigError(
+        location_of(*file_, kv.first.Mark()), child_path(path_, key),
+        "unknown field" + did_you_mean(key, allowed) + "; valid fields here are " + join_choices(allowed));
   }
 }
 
@@ -213,7 +215,7 @@ std::string ConfigNode::as_choice(std::initializer_list<std::string_view> option
 std::string ConfigNode::as_choice(const std::vector<std::string>& options) const {
   const std::string text = as_string();
   if (std::find(options.begin(), options.end(), text) != options.end()) return text;
-  fail("'" + text + "' is not valid; choose " + join_choices(options));
+  fail("'" + text + "' is not valid" + did_you_mean(text, options) + "; choose " + join_choices(options));
 }
 
 std::string ConfigNode::string_or(std::string_view key, std::string fallback) const {

@@ -202,6 +202,23 @@ std::string cost_lines(const StepReport& r) {
   return out;
 }
 
+// ", the mean over the ranks of 16 x h100-sxm at 989 and 16 x a100 at 312":
+// a mixed run's MFU is against a mean peak, which the line must say.
+std::string mixed_peaks_words(const StepReport& r) {
+  if (r.gpu_peaks.size() < 2) return "";
+  std::string out = ", the mean over the ranks of ";
+  for (std::size_t i = 0; i < r.gpu_peaks.size(); ++i) {
+    const auto& p = r.gpu_peaks[i];
+    char peak[32];
+    std::snprintf(peak, sizeof peak, " at %.0f", p.tflops);
+    out += std::string(i == 0                        ? ""
+                       : i + 1 == r.gpu_peaks.size() ? " and "
+                                                     : ", ") +
+           std::to_string(p.ranks) + " x " + p.model + peak;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_text(const StepReport& r) {
@@ -211,8 +228,9 @@ std::string render_text(const StepReport& r) {
   out += "\n";
   out += line("Step time        %.3f ms", ps_to_ms(r.step_time));
   out += throughput_line(r);
-  out += line("Model FLOPs      %.1f TFLOP/s per GPU, MFU %.1f %% (of %.0f TFLOP/s dense %s peak)",
-              r.model_tflops_per_gpu, 100.0 * r.mfu, r.peak_tflops_per_gpu, r.dtype.c_str());
+  out +=
+      line("Model FLOPs      %.1f TFLOP/s per GPU, MFU %.1f %% (of %.0f TFLOP/s dense %s peak%s)",
+           r.model_tflops_per_gpu, 100.0 * r.mfu, r.peak_tflops_per_gpu, r.dtype.c_str(), mixed_peaks_words(r).c_str());
   out += cost_lines(r);
   out += memory_table(r);
   out += "\n" + breakdown_table(r) + "\n" + per_rank_table(r) + "\n" + critical_path_table(r) + "\n";

@@ -51,6 +51,14 @@ struct StepReport {
   double model_tflops_per_gpu = 0.0;   // model FLOPs / step time / GPUs, in TFLOP/s
   double mfu = 0.0;                    // fraction of the GPUs' dense peak in the step's dtype
   double peak_tflops_per_gpu = 0.0;    // mean peak of the ranks' GPUs, in TFLOP/s
+  // Each GPU model the ranks run on, in rank order: more than one means
+  // peak_tflops_per_gpu is a mean the report must say it took.
+  struct GpuPeak {
+    std::string model;
+    int ranks = 0;
+    double tflops = 0.0;
+  };
+  std::vector<GpuPeak> gpu_peaks;
   std::string dtype;
   CostReport costs;
   std::vector<LinkReport> links;          // every directed link, by id

@@ -30,8 +30,10 @@ HostNeeds needs_of(const std::vector<Op>& ops) {
 void require(const Reachability& reach, const System& system, EndpointId gpu, std::uint32_t rank, PartKind kind,
              const std::string& why, const ConfigNode& system_node) {
   if (reach.reaches_kind(gpu, kind)) return;
+  // A link kind the loader takes: an NVMe drive's PCIe 4.0 x4 is a
+  // pcie_gen4_x16 link at the x4 lanes' rate, as the DGX files cable it.
   const std::string cable = kind == PartKind::dram ? "{between: [cpu, dram], kind: memory_bus}"
-                                                   : "{between: [cpu, nvme], kind: pcie_gen4_x4}";
+                                                   : "{between: [cpu, nvme], kind: pcie_gen4_x16, bandwidth: 8 GB/s}";
   system_node.fail("rank " + std::to_string(rank) + "'s GPU '" + system.part(gpu).name + "' reaches no " +
                    std::string(to_string(kind)) + " part, but its trace " + why +
                    "; cable one to the CPU socket the GPU reaches (a node template link such as " + cable + ")");

@@ -154,9 +154,18 @@ std::string describe_gpus(const System& system) {
   return out;
 }
 
-std::string describe_system(const System& system) {
+// "8 GPUs", "1 GPU".
+std::string gpu_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+// A plan smaller than its system leaves GPUs idle, which a what-if on a
+// larger system must not hide: "; the plan runs on 8 of them, 8 GPUs idle".
+std::string describe_system(const System& system, std::size_t ranks) {
+  const std::size_t gpus = system.gpus().size();
+  const std::string idle =
+      ranks < gpus ? "; the plan runs on " + std::to_string(ranks) + " of them, " + gpu_count(gpus - ranks) + " idle"
+                   : "";
   return system.name() + ": " + describe_gpus(system) + " in " + std::to_string(system.num_nodes()) +
-         (system.num_nodes() == 1 ? " node" : " nodes");
+         (system.num_nodes() == 1 ? " node" : " nodes") + idle;
 }
 
 std::string strategy_name(Strategy s) {
@@ -175,7 +184,7 @@ std::string describe_plan(const WorkloadSpec& w, int ranks) {
   const ParallelPlan& p = w.parallel;
   const std::string experts = p.expert > 1 ? " with EP " + std::to_string(p.expert) : "";
   if (p.tensor == 1 && p.pipeline == 1 && p.context == 1) {
-    return strategy_name(w.strategy) + " over " + std::to_string(ranks) + " GPUs" + experts;
+    return strategy_name(w.strategy) + " over " + gpu_count(static_cast<std::size_t>(ranks)) + experts;
   }
   const char* schedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
   const std::string context =
@@ -185,7 +194,7 @@ std::string describe_plan(const WorkloadSpec& w, int ranks) {
                      std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
                      (p.virtual_stages > 1 ? ", v=" + std::to_string(p.virtual_stages) : "") + ") x DP " +
                      std::to_string(p.data) + experts + " " + strategy_name(w.strategy) + " = " +
-                     std::to_string(ranks) + " GPUs";
+                     gpu_count(static_cast<std::size_t>(ranks));
   return plan;
 }
 
@@ -358,7 +367,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
     TraceWorkload replay = load_trace_workload(workload_node, s.system);
     s.trace = std::move(replay.trace);
-    s.labels = RunLabels{describe_system(s.system), std::move(replay.label)};
+    s.labels = RunLabels{describe_system(s.system, s.trace.rank_count()), std::move(replay.label)};
     s.replays_trace_file = true;
     check_host_parts_reachable(s.system, s.trace, system_node);
     s.collectives = load_collective_overrides(root, s.system, s.trace);
@@ -373,7 +382,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   }
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // its steps' traces are built when it runs (inference_run.hpp)
-    s.labels = RunLabels{describe_system(s.system), describe_inference(s.workload, ranks)};
+    s.labels =
+        RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks)), describe_inference(s.workload, ranks)};
     s.memory = estimate_memory(s.workload);
     s.trace.gpu_of_rank = s.workload.parallel.gpus;
     s.rank_memory = per_rank_memory(s, ranks);
@@ -389,7 +399,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   // Memory first (it needs only the plan and where each rank runs, which
   // the trace builders also take from parallel.gpus), so a plan that does
   // not fit can be refused, or kept without a trace, before the trace's cost.
-  s.labels = RunLabels{describe_system(s.system), describe_workload(s.workload, ranks)};
+  s.labels =
+      RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks)), describe_workload(s.workload, ranks)};
   s.memory = estimate_memory(s.workload);
   s.trace.gpu_of_rank = s.workload.parallel.gpus;
   s.rank_memory = per_rank_memory(s, ranks);

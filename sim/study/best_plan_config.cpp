@@ -52,11 +52,17 @@ std::string best_plan_config_text(const std::string& config_path, const Plan& pl
   } else {
     rebase_imports(root["system"], from, to);
   }
-  if (root["name"]) root["name"] = root["name"].as<std::string>() + " (simctl search's best plan)";
+  // The base's name describes the base's plan ("Megatron TP8 + SP +
+  // selective recompute"), so it moves to a comment; the name says what the
+  // file holds.
+  const std::string base_name = root["name"] ? root["name"].as<std::string>() : "";
+  if (root["description"]) root.remove("description");  // the base plan's prose, as its name
+  root["name"] =
+      "simctl search's best plan: " + plan_text(plan) + ", searched from " + fs::path(config_path).filename().string();
   YAML::Emitter out;
   out << root;
   return "# Written by `simctl search " + config_path + "`: the fastest plan it found,\n# " + plan_text(plan) + ".\n" +
-         out.c_str() + "\n";
+         (base_name.empty() ? "" : "# The base config's name was: " + base_name + "\n") + out.c_str() + "\n";
 }
 
 void write_best_plan_config(const std::string& config_path, const Plan& plan, const std::string& output_path) {

@@ -86,3 +86,30 @@ TEST_CASE("an unknown option points at the command's help", "[cli][help]") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("simctl run --help"));
 }
+
+// `simctl lab --help` had exited 2 ("unknown command 'lab'"): a first word
+// of two-word commands is a group whose --help lists them.
+TEST_CASE("a command group's --help lists its commands; alone it says which are valid", "[cli][help]") {
+  for (const char* flag : {"--help", "-h"}) {
+    const auto help = run_simctl(std::string("lab ") + flag);
+    INFO(help.err);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.out, Catch::StartsWith("usage: simctl lab <command>"));
+    CHECK_THAT(help.out, Catch::Contains("lab list"));
+    CHECK_THAT(help.out, Catch::Contains("lab run N [--plot DIR]"));
+  }
+  const auto bare = run_simctl("lab");
+  CHECK(bare.exit_code == 2);
+  CHECK_THAT(bare.err, Catch::Contains("valid commands are lab list, lab run"));
+  const auto wrong = run_simctl("lab runn 2");
+  CHECK(wrong.exit_code == 2);
+  CHECK_THAT(wrong.err, Catch::Contains("unknown command 'lab runn'"));
+}
+
+// sweep --help had named shard files DIR/shard-I-of-N.json; they are
+// written zero-padded.
+TEST_CASE("sweep --help names shard files as the sweep writes them", "[cli][help]") {
+  const auto help = run_simctl("sweep --help");
+  CHECK_THAT(help.out, Catch::Contains("DIR/shard-0001-of-0002.json"));
+  CHECK_THAT(help.out, !Catch::Contains("shard-I-of-N"));
+}

@@ -53,3 +53,22 @@ TEST_CASE("the JSON report is consistent with itself", "[cli][json]") {
   CHECK(report.at("tokens_per_s").get<double>() > 0.0);
   CHECK_FALSE(report.at("bottleneck").get<std::string>().empty());
 }
+
+// Header labels a new user had found wrong: "DDP over 1 GPUs", a plan on
+// half a system with no word of the idle half, and a mixed run's MFU
+// against a mean peak that the line did not call a mean.
+TEST_CASE("the header counts GPUs in words, names idle GPUs and a mixed run's mean peak", "[cli][labels]") {
+  const auto one = run_simctl("run " + kExample + " --set workload.parallel.data=1 --set workload.global_batch=8");
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, Catch::Contains("DDP over 1 GPU,"));
+  CHECK_THAT(one.out, Catch::Contains("8 x h100-sxm in 1 node; the plan runs on 1 of them, 7 GPUs idle"));
+  const auto all = run_simctl("run " + kExample);
+  CHECK_THAT(all.out, Catch::Contains("DDP over 8 GPUs,"));
+  CHECK_THAT(all.out, !Catch::Contains("GPUs idle"));
+  CHECK_THAT(all.out, Catch::Contains("dense bf16 peak)"));
+  const auto mixed = run_simctl("run " + std::string(SIMCTL_SOURCE_DIR) + "/configs/mixed_h100_a100_ddp.yaml");
+  REQUIRE(mixed.exit_code == 0);
+  CHECK_THAT(mixed.out, Catch::Contains("dense bf16 peak, the mean over the ranks of 16 x h100-sxm at 989 and 16 x "
+                                        "a100-sxm-80gb at 312)"));
+}

@@ -1,6 +1,8 @@
 // `simctl search` through the binary: the same output whatever the number of
 // threads, and a --write-best config that `simctl run` replays to the
 // winner's step time.
+#include <yaml-cpp/yaml.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -47,6 +49,13 @@ TEST_CASE("search --write-best writes a config that runs to the winner's step ti
   REQUIRE(run.exit_code == 0);
   const double replayed = nlohmann::json::parse(read_text(run_json)).at("step_time_ms");
   CHECK(replayed == Approx(searched).epsilon(1e-12));
+  // The name describes the winner, not the base config's published plan.
+  const auto written = YAML::LoadFile(best);
+  const std::string name = written["name"].as<std::string>();
+  const auto winner = nlohmann::json::parse(read_text(json)).at("plans")[0];
+  CHECK_THAT(name, Catch::StartsWith("simctl search's best plan: tp=" + std::to_string(winner.at("tensor").get<int>()) +
+                                     " pp=" + std::to_string(winner.at("pipeline").get<int>())));
+  CHECK_THAT(name, !Catch::Contains(YAML::LoadFile(config)["name"].as<std::string>()));
 }
 
 TEST_CASE("search refuses --top 0 and a config it cannot plan", "[cli][search]") {

@@ -87,7 +87,8 @@ TEST_CASE("a key outside the schema's section is rejected, listing the schema's 
   const std::string msg = config_error_of([&] { expect_section(root.child("pricing"), "pricing", schema); });
   CHECK_THAT(msg, Catch::Contains("run.yaml:3:3"));
   CHECK_THAT(msg, Catch::Contains("pricing.currncy"));
-  CHECK_THAT(msg, Catch::Contains("unknown field; valid fields here are gpu_hour_price or currency"));
+  CHECK_THAT(msg, Catch::Contains(
+                      "unknown field (did you mean `currency`?); valid fields here are gpu_hour_price or currency"));
   CHECK(config_error_of([&] { expect_section(root.child("pricing"), "pricing"); }).find("pricing.currncy") !=
         std::string::npos);
 }

@@ -77,6 +77,23 @@ TEST_CASE("lab 2: simctl transfer prints the sweep with units", "[labs]") {
   CHECK(bad.err.find("valid: l1, l2, l3, dram") != std::string::npos);
 }
 
+// A 1 GiB "L1" read at L1's rate had been printed (and quoted by the lab) as
+// if 1 GiB could stay in a 48 KiB cache: rows past a level's size are marked.
+TEST_CASE("lab 2: a read larger than a cache is marked as the rate of a buffer that fits", "[labs]") {
+  const std::string system = testing::source_path(std::string(kDir) + "workstation.yaml");
+  const testing::CommandResult l1 = testing::run_simctl("transfer " + system + " node0.cpu@l1 node0.cpu@l1");
+  REQUIRE(l1.exit_code == 0);
+  CHECK_THAT(l1.out, Catch::Contains("16 KiB     16 KiB"));
+  CHECK_THAT(l1.out, !Catch::Contains("(one core, 64 B lines) *\n    16 KiB"));
+  CHECK_THAT(l1.out, Catch::Matches("[\\s\\S]*\n +64 KiB [^\n]*\\*\n[\\s\\S]*"));  // 64 KiB > 48 KiB
+  CHECK_THAT(l1.out, Catch::Contains("* larger than l1's 48 KiB, so it cannot stay in l1"));
+  const testing::CommandResult l3 = testing::run_simctl("transfer " + system + " node0.cpu@l3 node0.cpu@l3");
+  CHECK_THAT(l3.out, Catch::Matches("[\\s\\S]*\n +64 MiB [^\n*]*\n[\\s\\S]*"));  // fits 105 MiB: no mark
+  CHECK_THAT(l3.out, Catch::Contains("* larger than l3's 105 MiB"));
+  const testing::CommandResult dram = testing::run_simctl("transfer " + system + " node0.cpu@dram node0.cpu@dram");
+  CHECK_THAT(dram.out, !Catch::Contains("* larger than"));
+}
+
 TEST_CASE("lab 2: an HDD starves 8 GPUs training ResNet-50, and an NVMe keeps them busy", "[labs]") {
   const auto rows = testing::run_lab_sweep(std::string(kDir) + "storage_study.yaml", "lab02");
   REQUIRE(rows.size() == 3);  // hdd, sata ssd, nvme in study order
@@ -111,6 +128,10 @@ TEST_CASE("Lab 2: simctl lab run 2 prints the hierarchy's latencies and which di
   CHECK(lab.number("8x H100 ResNet-50 fed by the SATA SSD") * 4 < lab.number("8x H100 ResNet-50 fed by the NVMe"));
   CHECK(lab.at("HDD run is").text == "input-bound");
   CHECK(lab.at("NVMe run is").text != "input-bound");
+  // Each cache's rate is read at a size that fits in it.
+  CHECK(lab.at("L1, 16 KiB (fits its 48 KiB): effective").unit == "GB/s");
+  CHECK(lab.number("L1, 16 KiB (fits its 48 KiB): effective") > lab.number("L2, 1 MiB (fits its 2 MiB): effective"));
+  CHECK(lab.number("L2, 1 MiB (fits its 2 MiB): effective") > lab.number("L3, 64 MiB (fits its 105 MiB): effective"));
 }
 
 }  // namespace lab02

@@ -7,12 +7,25 @@
 #include <fstream>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/config_schema.hpp"
 
 using namespace simctl;
 
 TEST_CASE("every link kind round-trips through its name", "[network][link_kinds]") {
   for (LinkKind kind : kAllLinkKinds) CHECK(link_kind_from_string(to_string(kind)) == kind);
   CHECK_FALSE(link_kind_from_string("nvlink9").has_value());
+}
+
+// The schema's list is what docs/config.md prints and what a user reads: it
+// had left out upi and xgmi, which systems can be cabled with.
+TEST_CASE("the config schema lists every link kind a link may name, and no other", "[network][link_kinds]") {
+  std::vector<std::string> names;
+  for (LinkKind kind : kAllLinkKinds) names.emplace_back(to_string(kind));
+  const SchemaSection& links = config_schema().section("links[]");
+  const auto kind =
+      std::find_if(links.fields.begin(), links.fields.end(), [](const SchemaField& f) { return f.name == "kind"; });
+  REQUIRE(kind != links.fields.end());
+  CHECK(kind->choices == names);
 }
 
 TEST_CASE("the shipped table has every kind with sane figures", "[network][link_kinds]") {

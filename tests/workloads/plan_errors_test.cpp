@@ -219,6 +219,42 @@ TEST_CASE("host memory the GPUs cannot reach, when the step copies samples from 
   CHECK_THAT(message, Catch::Contains("{between: [cpu, dram], kind: memory_bus}"));
 }
 
+// The storage hint once suggested `kind: pcie_gen4_x4`, a kind the loader
+// refuses: the cable it suggests, pasted into the template, must load.
+TEST_CASE("storage the GPUs cannot reach: the suggested cable loads", "[plans][bad-input]") {
+  const auto config = [](const std::string& extra_link) {
+    return "name: stranded storage\n"
+           "system:\n"
+           "  name: one GPU, NVMe cabled to nothing\n"
+           "  node_templates:\n"
+           "    host:\n"
+           "      parts:\n"
+           "        cpu: {kind: cpu_socket, model: xeon-platinum-8480plus}\n"
+           "        dram: {kind: dram, model: ddr5-4800, capacity: 1 TiB}\n"
+           "        nvme: {kind: storage, model: nvme-gen4-samsung-990pro, capacity: 3840 GB}\n"
+           "        gpu: {kind: gpu, model: h100-sxm, count: 1}\n"
+           "      links:\n"
+           "        - {between: [\"gpu[*]\", cpu], kind: pcie_gen5_x16}\n"
+           "        - {between: [cpu, dram], kind: memory_bus}\n" +
+           extra_link +
+           "  nodes:\n"
+           "    - {template: host, count: 1}\n"
+           "workload:\n"
+           "  model: gpt2-small\n"
+           "  micro_batch: 1\n"
+           "  input: {source: storage}\n";
+  };
+  const std::string path = write_plan_config("stranded_storage", config(""));
+  const std::string message = plan_rejection(path);
+  INFO(message);
+  CHECK_THAT(message, Catch::Contains("'node0.gpu' reaches no storage"));
+  const std::size_t from = message.find("{between: [cpu, nvme]");
+  REQUIRE(from != std::string::npos);
+  const std::string cable = message.substr(from, message.find('}', from) + 1 - from);
+  const std::string fixed = write_plan_config("cabled_storage", config("        - " + cable + "\n"));
+  CHECK_NOTHROW(load_scenario(fixed));
+}
+
 // Found by fuzz_run_config and fuzz_study: a file name longer than the OS
 // allows made std::filesystem throw filesystem_error, not a ConfigError.
 TEST_CASE("a system file name longer than the OS allows", "[plans][bad-input]") {
