@@ -54,6 +54,9 @@ struct CollectiveKind {
   std::uint32_t ranks = 0;  // members of the group
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   Protocol protocol = Protocol::simple;
+  // Members on more than one node: the traffic leaves the node, so the
+  // report's verdict looks for its bottleneck among the fabric's tiers.
+  bool across_nodes = false;
   friend auto operator<=>(const CollectiveKind&, const CollectiveKind&) = default;
 };
 

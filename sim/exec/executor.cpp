@@ -447,8 +447,9 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   // The call completes from a later event, so its slot is still ours here.
   if (choice) {
     const auto ranks = static_cast<std::uint32_t>(request.members.size());
-    const std::uint32_t u = usage_of(local ? local_usage_ : result_.collectives,
-                                     {call.dimension, call.op, ranks, choice->algorithm, choice->protocol});
+    const std::uint32_t u =
+        usage_of(local ? local_usage_ : result_.collectives,
+                 {call.dimension, call.op, ranks, choice->algorithm, choice->protocol, spans_nodes(request.members)});
     auto& usages = local ? local_usage_ : result_.collectives;
     ++usages[u].calls;
     usages[u].bytes += call.bytes;
@@ -456,6 +457,13 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
     calls_[instance].local = local;
     calls_[instance].started = start;
   }
+}
+
+bool Executor::spans_nodes(const std::vector<EndpointId>& members) const {
+  for (EndpointId m : members) {
+    if (system_.part(m).node != system_.part(members.front()).node) return true;
+  }
+  return false;
 }
 
 // The accumulator of a kind; a step runs a handful of kinds, so a scan of

@@ -162,6 +162,7 @@ class Executor {
   void launch_collective(std::uint32_t group, std::uint32_t instance);
   void finish_call(std::uint32_t instance);
   static std::uint32_t usage_of(std::vector<CollectiveUsage>& usages, const CollectiveKind& kind);
+  bool spans_nodes(const std::vector<EndpointId>& members) const;
   void start_host_work(std::uint32_t rank, OpIndex op, const HostWork& host);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);

@@ -42,18 +42,37 @@ bool used_more(const TierReport& a, const TierReport& b) {
   return a.max_utilisation > b.max_utilisation;
 }
 
-const TierReport* busiest_tier(const StepReport& report) {
-  const TierReport* best = nullptr;
-  for (const TierReport& t : report.tiers) {
-    if (t.busy_links > 0 && (!best || used_more(t, *best))) best = &t;
-  }
-  return best;
-}
-
 bool leaves_the_node(const std::string& tier) {
   return tier.find("nic") != std::string::npos || tier.find("leaf") != std::string::npos ||
          tier.find("spine") != std::string::npos || tier.find("core") != std::string::npos ||
          tier.find("network_switch") != std::string::npos;
+}
+
+// A tier of the fabric itself, outside every node (a NIC's own PCIe feed
+// leaves the node too, but is not where a fabric congests).
+bool in_the_fabric(const std::string& tier) {
+  return tier.find("leaf") != std::string::npos || tier.find("spine") != std::string::npos ||
+         tier.find("core") != std::string::npos || tier.find("network_switch") != std::string::npos;
+}
+
+enum class TierScope { any, inside_nodes, between_nodes };
+
+bool in_scope(const TierReport& t, TierScope scope) {
+  if (scope == TierScope::any) return true;
+  return leaves_the_node(t.name) == (scope == TierScope::between_nodes);
+}
+
+const TierReport* busiest_tier(const StepReport& report, TierScope scope = TierScope::any) {
+  const TierReport* best = nullptr;
+  for (const TierReport& t : report.tiers) {
+    if (t.busy_links == 0 || !in_scope(t, scope)) continue;
+    // Between nodes, the fabric's tiers before the NICs' feeds.
+    const bool before = best && scope == TierScope::between_nodes && in_the_fabric(t.name) != in_the_fabric(best->name)
+                            ? in_the_fabric(t.name)
+                            : !best || used_more(t, *best);
+    if (before) best = &t;
+  }
+  return best;
 }
 
 // A link far busier than the rest of its tier (nn.DataParallel's master GPU,
@@ -68,14 +87,16 @@ std::string hot_spot_clause(const StepReport& report, const TierReport& tier) {
          fmt("%.0f%% busy against its tier's mean %.0f%%", 100.0 * top.utilisation, 100.0 * tier.mean_utilisation);
 }
 
-std::string links_clause(const StepReport& report) {
-  const TierReport* tier = busiest_tier(report);
-  if (tier == nullptr) return "no link carried traffic";
-  const bool busy = tier->max_utilisation >= kMateriallyBusy;
-  std::string out = arrow(tier->name) + (busy ? " links are up to " : " links are lightly used, up to ") +
-                    fmt("%.0f%% busy (mean %.0f%%)", 100.0 * tier->max_utilisation, 100.0 * tier->mean_utilisation);
-  if (tier->oversubscription > 1.05) out += fmt(" under %.3g:1 oversubscription", tier->oversubscription);
-  return out + hot_spot_clause(report, *tier);
+// "gpu→nvswitch links are lightly used, up to 3% busy (mean 3%)"; as the
+// carrier of exposed traffic, "nic→leaf links, lightly used: up to ...".
+std::string tier_words(const StepReport& report, const TierReport& tier, bool carrier = false) {
+  const bool busy = tier.max_utilisation >= kMateriallyBusy;
+  const char* verb = carrier ? (busy ? " links, up to " : " links, lightly used: up to ")
+                             : (busy ? " links are up to " : " links are lightly used, up to ");
+  std::string out = arrow(tier.name) + verb +
+                    fmt("%.0f%% busy (mean %.0f%%)", 100.0 * tier.max_utilisation, 100.0 * tier.mean_utilisation);
+  if (tier.oversubscription > 1.05) out += fmt(" under %.3g:1 oversubscription", tier.oversubscription);
+  return out + hot_spot_clause(report, tier);
 }
 
 std::string dimension_words(CommDimension d) {
@@ -90,14 +111,50 @@ std::string dimension_words(CommDimension d) {
   return "other";
 }
 
-std::string communication_verdict(const StepReport& report) {
-  const TimeBreakdown& b = report.mean;
+CommDimension top_exposed_dimension(const TimeBreakdown& b) {
   CommDimension top = CommDimension::data;
   for (CommDimension d : kAllDimensions) {
     if (b[comm_category(d)] > b[comm_category(top)]) top = d;
   }
+  return top;
+}
+
+// Where a dimension's collectives ran: between nodes when most of their
+// time was in groups that span nodes; unknown when it ran none (pipeline
+// sends are not collectives).
+TierScope scope_of(const StepReport& report, CommDimension d) {
+  TimePs across = 0, within = 0;
+  for (const CollectiveReport& c : report.collectives) {
+    if (c.usage.kind.dimension != d) continue;
+    (c.usage.kind.across_nodes ? across : within) += c.usage.time;
+  }
+  if (across == 0 && within == 0) return TierScope::any;
+  return across > within ? TierScope::between_nodes : TierScope::inside_nodes;
+}
+
+// Exposed communication this large is named in the verdict, so the links
+// named are those its traffic crossed, not the busiest tier of the machine
+// (on a DGX cluster, NVLink is the busiest, while the exposed data-parallel
+// traffic waits on the NICs and the fabric).
+std::string links_clause(const StepReport& report) {
+  const TimeBreakdown& b = report.mean;
+  if (percent(b.exposed_communication(), b.step) >= kAlsoPercent) {
+    const CommDimension top = top_exposed_dimension(b);
+    if (const TierReport* carrier = busiest_tier(report, scope_of(report, top))) {
+      return "the exposed " + dimension_words(top) + " traffic crosses " + tier_words(report, *carrier, true);
+    }
+  }
   const TierReport* tier = busiest_tier(report);
-  const bool inter_node = tier != nullptr && leaves_the_node(tier->name);
+  return tier == nullptr ? "no link carried traffic" : tier_words(report, *tier);
+}
+
+std::string communication_verdict(const StepReport& report) {
+  const TimeBreakdown& b = report.mean;
+  const CommDimension top = top_exposed_dimension(b);
+  const TierScope scope = scope_of(report, top);
+  const TierReport* tier = busiest_tier(report);
+  const bool inter_node =
+      scope == TierScope::between_nodes || (scope == TierScope::any && tier != nullptr && leaves_the_node(tier->name));
   return fmt("communication-bound: %.0f%% of the step is exposed communication, %.0f%% of it ",
              percent(b.exposed_communication(), b.step), percent(b[comm_category(top)], b.exposed_communication())) +
          (inter_node ? "inter-node " : "") + dimension_words(top);

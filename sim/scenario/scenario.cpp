@@ -159,13 +159,26 @@ std::string gpu_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " GP
 
 // A plan smaller than its system leaves GPUs idle, which a what-if on a
 // larger system must not hide: "; the plan runs on 8 of them, 8 GPUs idle".
-std::string describe_system(const System& system, std::size_t ranks) {
+// " (modified: fabric.link=infiniband_hdr, fabric.rail_optimised=false)":
+// a system's name is the user's words for the file as written ("NDR
+// rail-optimised fat tree"), so a run that overrode fields inside it says
+// which, wherever the name is shown (header, JSON, trace, charts).
+std::string modified_note(const ConfigOverrides& overrides) {
+  std::string fields;
+  for (const ConfigOverride& o : overrides) {
+    if (o.path.rfind("system.", 0) != 0) continue;
+    fields += (fields.empty() ? "" : ", ") + o.path.substr(7) + "=" + o.value_yaml;
+  }
+  return fields.empty() ? "" : " (modified: " + fields + ")";
+}
+
+std::string describe_system(const System& system, std::size_t ranks, const ConfigOverrides& overrides) {
   const std::size_t gpus = system.gpus().size();
   const std::string idle =
       ranks < gpus ? "; the plan runs on " + std::to_string(ranks) + " of them, " + gpu_count(gpus - ranks) + " idle"
                    : "";
-  return system.name() + ": " + describe_gpus(system) + " in " + std::to_string(system.num_nodes()) +
-         (system.num_nodes() == 1 ? " node" : " nodes") + idle;
+  return system.name() + modified_note(overrides) + ": " + describe_gpus(system) + " in " +
+         std::to_string(system.num_nodes()) + (system.num_nodes() == 1 ? " node" : " nodes") + idle;
 }
 
 std::string strategy_name(Strategy s) {
@@ -367,7 +380,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
     TraceWorkload replay = load_trace_workload(workload_node, s.system);
     s.trace = std::move(replay.trace);
-    s.labels = RunLabels{describe_system(s.system, s.trace.rank_count()), std::move(replay.label)};
+    s.labels = RunLabels{describe_system(s.system, s.trace.rank_count(), options.overrides), std::move(replay.label)};
     s.replays_trace_file = true;
     check_host_parts_reachable(s.system, s.trace, system_node);
     s.collectives = load_collective_overrides(root, s.system, s.trace);
@@ -382,8 +395,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   }
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // its steps' traces are built when it runs (inference_run.hpp)
-    s.labels =
-        RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks)), describe_inference(s.workload, ranks)};
+    s.labels = RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks), options.overrides),
+                         describe_inference(s.workload, ranks)};
     s.memory = estimate_memory(s.workload);
     s.trace.gpu_of_rank = s.workload.parallel.gpus;
     s.rank_memory = per_rank_memory(s, ranks);
@@ -399,8 +412,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   // Memory first (it needs only the plan and where each rank runs, which
   // the trace builders also take from parallel.gpus), so a plan that does
   // not fit can be refused, or kept without a trace, before the trace's cost.
-  s.labels =
-      RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks)), describe_workload(s.workload, ranks)};
+  s.labels = RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks), options.overrides),
+                       describe_workload(s.workload, ranks)};
   s.memory = estimate_memory(s.workload);
   s.trace.gpu_of_rank = s.workload.parallel.gpus;
   s.rank_memory = per_rank_memory(s, ranks);

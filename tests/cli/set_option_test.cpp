@@ -87,3 +87,24 @@ TEST_CASE("a bad --set is refused naming the --set", "[cli][set][bad-input]") {
                   {"system=systems/none.yaml", "field 'system': file"},
                   {"system.nodes[3].count=2", "has no element [3]"}});
 }
+
+// After --set into the system, its name (the user's words for the file as
+// written: "NDR rail-optimised fat tree") had stayed in the header, the JSON,
+// the trace and so the charts: each now says which fields were changed.
+TEST_CASE("a system changed by --set is labelled modified everywhere its name is shown", "[cli][set]") {
+  const std::string config = std::string(SIMCTL_SOURCE_DIR) + "/configs/dgx_h100x4_gpt1p3b_ddp_sharp.yaml";
+  const std::string json = write_temp_config("modified.json", ""), trace = write_temp_config("modified_trace.json", "");
+  const auto r = run_simctl("run " + config +
+                            " --set system.fabric.link=infiniband_hdr --set system.fabric.rail_optimised=false"
+                            " --json " +
+                            json + " --trace " + trace);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string note = "(modified: fabric.link=infiniband_hdr, fabric.rail_optimised=false)";
+  CHECK_THAT(line_of(r.out, "System "), Catch::Contains(note));
+  CHECK_THAT(simctl::testing::read_text(json), Catch::Contains(note));
+  CHECK_THAT(simctl::testing::read_text(trace), Catch::Contains(note));
+  // A --set outside the system, or none, leaves its name alone.
+  const auto workload_only = run_simctl("run " + config + " --set workload.micro_batch=4");
+  CHECK_THAT(workload_only.out, !Catch::Contains("modified"));
+}
