@@ -17,6 +17,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/exec/executor.hpp"
 #include "sim/report/step_report.hpp"
+#include "sim/scenario/clock_overflow_error.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace simctl::fuzz {
@@ -66,7 +67,7 @@ inline const Catalogues& catalogues() {
 inline void replay_if_small(const Scenario& s) {
   if (s.trace.ranks.empty() || s.trace.op_count() > kMaxReplayOps) return;
   Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
-  const ExecutionResult result = executor.run();
+  const ExecutionResult result = within_clock(s, "fuzzed input", [&executor] { return executor.run(); });
   (void)build_step_report(s.trace, result, s.system, s.catalogue, s.labels, {s.costs, s.rank_memory});
 }
 

@@ -206,7 +206,7 @@ void FlowNetwork::reschedule(std::uint32_t slot) {
   leave_group(slot);
   const Flow& flow = slots_[slot];
   if (!(flow.rate > 0.0)) return;  // starved for now; a later recompute reschedules it
-  due_.push_back({engine_.now() + seconds_to_ps(flow.remaining_bytes / flow.rate), slot});
+  due_.push_back({later_by(engine_.now(), seconds_to_ps(flow.remaining_bytes / flow.rate)), slot});
 }
 
 void FlowNetwork::leave_group(std::uint32_t slot) {

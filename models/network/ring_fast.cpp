@@ -42,7 +42,7 @@ TimePs ring_finish(const std::vector<RingEdgeTiming>& edges, const std::vector<T
   TimePs finish = 0;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const double stall = std::max(0.0, period - chunks * edges[e].chunk_seconds);
-    finish = std::max(finish, edges[e].drained + latency[e] + seconds_to_ps((steps - 1) * stall));
+    finish = std::max(finish, later_by(later_by(edges[e].drained, latency[e]), seconds_to_ps((steps - 1) * stall)));
   }
   return finish;
 }

@@ -11,6 +11,7 @@
 #include "sim/report/plots.hpp"
 #include "sim/report/render.hpp"
 #include "sim/report/run_outputs.hpp"
+#include "sim/scenario/clock_overflow_error.hpp"
 #include "sim/scenario/inference_run.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -93,7 +94,7 @@ int run_command_main(const ParsedOptions& options, std::ostream& out) {
   progress.stage("simulating");
   Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
   if (progress.live()) executor.on_progress([&progress](const ReplayProgress& p) { progress.replay(p); });
-  const ExecutionResult result = executor.run();
+  const ExecutionResult result = within_clock(scenario, options.positionals[0], [&executor] { return executor.run(); });
   progress.stage("building report");
   const StepReport report = build_step_report(scenario.trace, result, scenario.system, scenario.catalogue,
                                               scenario.labels, {scenario.costs, scenario.rank_memory});

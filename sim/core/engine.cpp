@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/core/clock_overflow.hpp"
+
 namespace simctl {
 
 namespace {
@@ -70,8 +72,14 @@ void Engine::remove_at(std::size_t index) {
   }
 }
 
+EventId Engine::schedule_after(TimePs delay, Action action) {
+  if (delay >= kTimeNever - now_) throw ClockOverflow();
+  return schedule_at(now_ + delay, std::move(action));
+}
+
 EventId Engine::schedule_at(TimePs at, Action action) {
   if (at < now_) throw std::logic_error("Engine::schedule_at: time is in the past");
+  if (at >= kTimeNever) throw ClockOverflow();
   std::uint32_t slot = acquire_slot();
   Slot& s = slots_[slot];
   s.action = std::move(action);

@@ -27,9 +27,10 @@ class Engine {
   std::size_t pending() const { return heap_.size(); }
 
   // Schedules `action` at absolute time `at` (never earlier than now).
-  // Events at the same time run in the order they were scheduled.
+  // Events at the same time run in the order they were scheduled. A time
+  // at or past kTimeNever throws ClockOverflow.
   EventId schedule_at(TimePs at, Action action);
-  EventId schedule_after(TimePs delay, Action action) { return schedule_at(now_ + delay, std::move(action)); }
+  EventId schedule_after(TimePs delay, Action action);
 
   // Returns false if the event already ran or was cancelled.
   bool cancel(EventId id);

@@ -25,11 +25,20 @@ inline double ps_to_seconds(TimePs t) { return static_cast<double>(t) / 1e12; }
 inline double ps_to_ms(TimePs t) { return static_cast<double>(t) / 1e9; }
 inline double ps_to_us(TimePs t) { return static_cast<double>(t) / 1e6; }
 
-// Rounds up so that a non-zero duration never collapses to zero time.
+// Rounds up so that a non-zero duration never collapses to zero time. A
+// duration past the clock's range (or NaN) is kTimeNever, which the engine
+// refuses to schedule (ClockOverflow) instead of the negative time a
+// converted overflow would give.
 inline TimePs seconds_to_ps(double seconds) {
   if (seconds <= 0.0) return 0;
-  return static_cast<TimePs>(std::ceil(seconds * 1e12));
+  const double ps = std::ceil(seconds * 1e12);
+  if (!(ps < static_cast<double>(kTimeNever))) return kTimeNever;
+  return static_cast<TimePs>(ps);
 }
+
+// `at` + `delay`, or kTimeNever when the sum would pass the clock's range
+// (which the engine then refuses): a sum of times never wraps negative.
+inline TimePs later_by(TimePs at, TimePs delay) { return delay >= kTimeNever - at ? kTimeNever : at + delay; }
 
 // Bytes per second, per direction where a link is concerned.
 struct Bandwidth {

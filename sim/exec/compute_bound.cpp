@@ -29,7 +29,7 @@ std::array<TimePs, kStreamCount> stream_kernel_sums(const std::vector<Op>& ops, 
     if (const auto* work = std::get_if<ComputeWork>(&op.work)) {
       auto [at, added] = priced.try_emplace(key_of(*work), 0);
       if (added) at->second = kernel_time_at_speed(estimate_compute(gpu, *work).time, speed);
-      sums[stream_index(op.stream)] += at->second;
+      sums[stream_index(op.stream)] = later_by(sums[stream_index(op.stream)], at->second);
     }
   }
   return sums;

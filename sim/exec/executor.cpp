@@ -8,6 +8,7 @@
 
 #include "models/devices/compute_model.hpp"
 #include "models/network/system_collective_topology.hpp"
+#include "sim/core/clock_overflow.hpp"
 #include "sim/core/huge_page_arena.hpp"
 #include "sim/exec/compute_bound.hpp"
 #include "sim/exec/host_endpoints.hpp"
@@ -311,13 +312,15 @@ std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex 
 void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
   auto& timings = result_.timelines[rank].ops;
-  TimePs end = engine_.now() + kernel_time(state, op);
+  TimePs end = later_by(engine_.now(), kernel_time(state, op));
   while (const auto next = chained_kernel(state, op)) {
+    if (end == kTimeNever) throw ClockOverflow();
     settle_kernel(rank, op, end);  // the next kernel's count reaches zero here too
     op = *next;
     timings[op].start = end;
-    end += kernel_time(state, op);
+    end = later_by(end, kernel_time(state, op));
   }
+  if (end == kTimeNever) throw ClockOverflow();
   result_.timelines[rank].finish = std::max(result_.timelines[rank].finish, end);
   if (closes_early(state, op)) {
     state.stream_busy[stream_index(Stream::compute)] = false;

@@ -432,6 +432,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   }
   s.trace = build_trace(s.workload, ranks);
   check_host_parts_reachable(s.system, s.trace, system_node);
+  if (auto stragglers = root.optional_child("stragglers"))
+    check_stragglers_fit_clock(*stragglers, s.trace, s.system, s.catalogue);
   s.collectives = load_collective_overrides(root, s.system, s.trace);
   return s;
 }

@@ -4,6 +4,7 @@
 
 #include "sim/exec/executor.hpp"
 #include "sim/report/bottleneck.hpp"
+#include "sim/scenario/clock_overflow_error.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/study/cost_defaults.hpp"
 
@@ -96,7 +97,15 @@ PointOutcome evaluate_point(const std::string& config_path, const ConfigOverride
   }
   const StudyCosts costs = study_costs(s, CostDefaults::load());
   Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
-  const ExecutionResult result = executor.run();
+  std::optional<ExecutionResult> replayed;
+  try {
+    replayed = within_clock(s, config_path, [&executor] { return executor.run(); });
+  } catch (const ConfigError& error) {
+    out.status = PointStatus::invalid;
+    out.reason = error.what();
+    return out;
+  }
+  const ExecutionResult& result = *replayed;
   if (ps_to_seconds(result.step_time) * 1e3 > report_up_to_ms) {
     out.metrics.step_time_ms = ps_to_seconds(result.step_time) * 1e3;
     out.metrics.reported = false;

@@ -173,3 +173,16 @@ workload:
                   "the trace would hold at least 1.07e+09 ops (512 ranks x 1024 micro-batches x 1024 layers per rank "
                   "x 2), more than the 100000000 ops simctl builds"});
 }
+
+// A link so slow that the step runs past the clock: a ConfigError naming the
+// config, the system and its slowest link, not an internal error.
+TEST_CASE("a step that would run past the clock names the config and its slowest link", "[cli][bad-input][clock]") {
+  const auto r = simctl::testing::run_simctl(
+      "run " + std::string(SIMCTL_SOURCE_DIR) +
+      "/configs/dgx_a100x8_megatron_22b.yaml --set 'system.node_templates.dgx_a100.links[0].bandwidth=1 KB/s'");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("dgx_a100x8_megatron_22b.yaml: error: field 'system': the simulated step runs "
+                                    "past the clock's range"));
+  CHECK_THAT(r.err, Catch::Contains("its slowest link is node0.gpu0 -> node0.nvswitch at 881 B/s"));
+  CHECK_THAT(r.err, !Catch::Contains("schedule_at"));
+}

@@ -1,7 +1,10 @@
 #include "sim/core/engine.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <vector>
+
+#include "sim/core/clock_overflow.hpp"
 
 using namespace simctl;
 
@@ -109,4 +112,21 @@ TEST_CASE("a million events run in order with a self-rescheduling chain", "[engi
   CHECK(count == kEvents);
   CHECK(monotonic);
   CHECK(engine.events_processed() == static_cast<std::uint64_t>(kEvents));
+}
+
+// Time is int64 picoseconds. A duration past that range had converted to a
+// negative time ("time is in the past"); it is now kTimeNever, which the
+// engine refuses with ClockOverflow, and sums of times saturate.
+TEST_CASE("durations past the clock's range are refused, never wrapped", "[engine][clock]") {
+  CHECK(seconds_to_ps(1e300) == kTimeNever);
+  CHECK(seconds_to_ps(std::nan("")) == kTimeNever);
+  CHECK(seconds_to_ps(1.0) == kPsPerS);
+  CHECK(later_by(kTimeNever - 10, 20) == kTimeNever);
+  CHECK(later_by(5, 6) == 11);
+  Engine engine;
+  engine.schedule_at(kTimeNever - 100, [] {});
+  engine.step();
+  CHECK_THROWS_AS(engine.schedule_after(200, [] {}), ClockOverflow);
+  CHECK_THROWS_AS(engine.schedule_at(kTimeNever, [] {}), ClockOverflow);
+  CHECK_NOTHROW(engine.schedule_after(50, [] {}));
 }

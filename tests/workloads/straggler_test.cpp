@@ -87,3 +87,22 @@ TEST_CASE("DDP over H100 and A100 nodes runs at the A100s' pace and says so", "[
   // MFU is against the mean of the two peaks (989 and 312 TFLOP/s dense bf16).
   CHECK(report.peak_tflops_per_gpu == Approx((989.0 + 312.0) / 2).epsilon(0.01));
 }
+
+// compute_speed 1e-9 had ended in "Engine::schedule_at: time is in the past"
+// with no file, line or field: picosecond time overflowed.
+TEST_CASE("a straggler too slow for the clock is refused at its compute_speed", "[plans][straggler][bad-input]") {
+  for (const char* speed : {"1e-9", "1e-12", "1e-300"}) {
+    const std::string message =
+        straggler_rejection(std::string("  - {gpu: node0.gpu3, compute_speed: ") + speed + "}\n");
+    INFO(message);
+    CHECK_THAT(message, Catch::Contains("run.yaml:4:38:"));  // the value, on the stragglers list's line
+    CHECK_THAT(message, Catch::Contains("field 'stragglers[0].compute_speed'"));
+    CHECK_THAT(message, Catch::Contains("past the simulated clock's range"));
+    CHECK_THAT(message, Catch::Contains("use a compute_speed of at least 1e-06"));
+  }
+  // The slowest of several is the one named.
+  const std::string two = straggler_rejection(
+      "  - {gpu: node0.gpu1, compute_speed: 0.5}\n"
+      "  - {gpu: node0.gpu3, compute_speed: 1e-10}\n");
+  CHECK_THAT(two, Catch::Contains("field 'stragglers[1].compute_speed'"));
+}
