@@ -89,7 +89,7 @@ TEST_CASE("an unknown option points at the command's help", "[cli][help]") {
 
 // `simctl lab --help` had exited 2 ("unknown command 'lab'"): a first word
 // of two-word commands is a group whose --help lists them.
-TEST_CASE("a command group's --help lists its commands; alone it says which are valid", "[cli][help]") {
+TEST_CASE("a command group's --help lists its commands, alone it says which are valid", "[cli][help]") {
   for (const char* flag : {"--help", "-h"}) {
     const auto help = run_simctl(std::string("lab ") + flag);
     INFO(help.err);

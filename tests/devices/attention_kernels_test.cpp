@@ -69,7 +69,7 @@ TEST_CASE("forward and backward are priced by their own curves", "[devices][atte
   }
 }
 
-TEST_CASE("causal masking and short sequences cost efficiency; head dim follows the fit", "[devices][attention]") {
+TEST_CASE("causal masking and short sequences cost efficiency, head dim follows the fit", "[devices][attention]") {
   const GpuSpec& h100 = catalogue().gpu("h100-sxm");
   const auto eff = [&h100](std::int64_t seq, std::int64_t hd, bool causal) {
     return attention_efficiency(h100, attention(FusedAttention::cudnn, seq, hd, causal, false));

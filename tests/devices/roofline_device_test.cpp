@@ -41,7 +41,7 @@ std::string roofline_error_of(const std::string& yaml) { return testing::catalog
 
 }  // namespace
 
-TEST_CASE("a CPU with compute figures is a roofline device; bf16 runs at its fp32 rate", "[devices][roofline]") {
+TEST_CASE("a CPU with compute figures is a roofline device, bf16 runs at its fp32 rate", "[devices][roofline]") {
   const auto catalogue = DeviceCatalogue::from_yaml(kCpu, "cpu.yaml");
   const GpuSpec cpu = roofline_device(catalogue, "test-cpu");
   CHECK(cpu.peak(DType::bf16).flops_per_s == Approx(1e12));

@@ -359,7 +359,7 @@ TEST_CASE("an override naming an algorithm that never runs its op lists the ones
   CHECK_NOTHROW(parse_collective_overrides(ConfigNode::load_string("{broadcast: ring, reduce: master}", "job.yaml")));
 }
 
-TEST_CASE("sharp: true in the overrides turns on in-fabric reduction; it is off by default",
+TEST_CASE("sharp: true in the overrides turns on in-fabric reduction, it is off by default",
           "[network][collective][config]") {
   CHECK_FALSE(parse_collective_overrides(ConfigNode::load_string("{all_reduce: ring}", "job.yaml")).sharp);
   const CollectiveOverrides o = parse_collective_overrides(ConfigNode::load_string("{sharp: true}", "job.yaml"));

@@ -133,7 +133,7 @@ TEST_CASE("start says what it runs: the choice of choice_for, the pinned algorit
   CHECK(called);
 }
 
-TEST_CASE("one member completes at once; two members work", "[network][collective]") {
+TEST_CASE("one member completes at once, two members work", "[network][collective]") {
   NvSwitchNode node(2);
   TimePs done = -1;
   node.runner.start({CollectiveOp::all_reduce, {0}, 1e9}, [&] { done = node.engine.now(); });

@@ -76,7 +76,7 @@ TEST_CASE("NVLSTree moves bytes(m+1)/m per GPU over NVLink and bytes/m per NIC o
   }
 }
 
-TEST_CASE("NCCL's tuner picks NVLSTree for large all-reduces across H100 nodes; it beats the ring on two",
+TEST_CASE("NCCL's tuner picks NVLSTree for large all-reduces across H100 nodes, it beats the ring on two",
           "[network][collective][nvls_tree]") {
   const System& x16 = system_named("dgx_h100_x16_ndr.yaml");
   const CollectiveTuning tuning = CollectiveTuning::load();

@@ -34,7 +34,7 @@ TEST_CASE("a ring of one GPU per node runs at the NIC's rate, not Simple's share
   CHECK(busbw > CollectiveTuning::load().protocol_efficiency * facts.inter_bytes_per_s * 1.05);
 }
 
-TEST_CASE("four GPUs per node fill their four NICs; eight are bound by their CTAs' copies",
+TEST_CASE("four GPUs per node fill their four NICs, eight are bound by their CTAs' copies",
           "[network][ring][multinode]") {
   const CollectiveTopology facts = describe_collective_topology(sixteen_nodes());
   const CollectiveTuning tuning = CollectiveTuning::load();

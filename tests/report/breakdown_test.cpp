@@ -19,7 +19,7 @@ TEST_CASE("interval union and difference", "[report]") {
   CHECK(length_outside({{10, 20}}, {{0, 100}}) == 0);
 }
 
-TEST_CASE("a collective is ready when its last member arrives; a receive when its send is posted", "[report]") {
+TEST_CASE("a collective is ready when its last member arrives, a receive when its send is posted", "[report]") {
   const auto step = testing::two_rank_step();
   const RendezvousTable table = match_rendezvous(step.trace, step.result);
   CHECK(table.at(0, 2).ready == 35);

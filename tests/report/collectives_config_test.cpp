@@ -127,7 +127,7 @@ std::set<CollectiveAlgorithm> algorithms_run(const std::string& name, const std:
 // On A100 nodes: on H100 nodes the tuner prefers NVLSTree, since the
 // model's SHARP reduces inside each node with ring phases where NCCL's
 // NVLS+SHARP would use the NVSwitch (docs/network.md, limits).
-TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across nodes in the switches; off, it never does",
+TEST_CASE("sharp: true lets the tuner run mid-sized all-reduces across nodes in the switches, off, it never does",
           "[report][collectives]") {
   const auto with_sharp = algorithms_run("sharp_tuned", kHdr, "  sharp: true\n");
   CHECK(with_sharp.count(CollectiveAlgorithm::sharp) == 1);

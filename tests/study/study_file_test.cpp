@@ -42,7 +42,7 @@ TEST_CASE("a study file reads its title, base, objective and axes", "[study][fil
   CHECK(point_count(s) == 2);
 }
 
-TEST_CASE("axes make a product, the first slowest; a zip group moves together", "[study][points]") {
+TEST_CASE("axes make a product, the first slowest, a zip group moves together", "[study][points]") {
   const Study s = load_study(write_study("zip.yaml",
                                          "axes:\n"
                                          "  - {field: workload.micro_batch, values: [1, 2]}\n"

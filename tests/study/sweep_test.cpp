@@ -114,7 +114,7 @@ TEST_CASE("rows survive the JSON round trip exactly", "[study][sweep]") {
   for (const PointRow& row : tiny_rows()) CHECK(row_to_json(row_from_json(row_to_json(row))) == row_to_json(row));
 }
 
-TEST_CASE("shards merged give the serial rows; a missing or foreign shard is refused", "[study][sweep][shard]") {
+TEST_CASE("shards merged give the serial rows, a missing or foreign shard is refused", "[study][sweep][shard]") {
   const Study& s = tiny_study();
   const auto dir = study_temp_dir() / "shards";
   std::filesystem::remove_all(dir);

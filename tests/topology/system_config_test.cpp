@@ -72,7 +72,7 @@ TEST_CASE("link figures default to the kind's and can be overridden", "[topology
   CHECK(s.link_spec(to_host.links[1]).latency == kPsPerUs);
 }
 
-TEST_CASE("block pairing shares switches; round robin builds rails", "[topology][config]") {
+TEST_CASE("block pairing shares switches, round robin builds rails", "[topology][config]") {
   const System s = system_from_text(kTwoBoxes);
   auto one_hop = [&](const char* a, const char* b) { return s.route(*s.find(a), *s.find(b)).links.size() == 1; };
   CHECK(one_hop("node0.gpu1", "node0.pcie_switch0"));

@@ -50,7 +50,7 @@ TEST_CASE("Megatron-LM on A100 and the ideal framework on H100 default to FlashA
   CHECK(attention_kernel_of(ideal) == FusedAttention::flash2);
 }
 
-TEST_CASE("a config's attention wins over the framework's default; flash still means flash2", "[plans][attention]") {
+TEST_CASE("a config's attention wins over the framework's default, flash still means flash2", "[plans][attention]") {
   const Scenario fa3 =
       load_scenario(write_run("fa3_h100", "dgx_h100", "  framework: megatron-lm\n  attention: flash3\n"));
   CHECK(attention_kernel_of(fa3) == FusedAttention::flash3);

@@ -60,7 +60,7 @@ TEST_CASE("lstm-ptb-large has torch.nn's parameter count, two bias vectors per l
   CHECK_FALSE(m.source.empty());
 }
 
-TEST_CASE("a tied decoder shares the embedding; bias: false drops both vectors", "[workloads][lstm]") {
+TEST_CASE("a tied decoder shares the embedding, bias: false drops both vectors", "[workloads][lstm]") {
   const auto tied = parse_lstm(
       "workload: {model: {kind: lstm, vocab: 33278, hidden: 650, layers: 2, seq_len: 35, tied_embeddings: true}, "
       "micro_batch: 20}\n");

@@ -94,7 +94,7 @@ TEST_CASE("hybrid ranks: TP innermost, then DP, then PP, unless the order says o
   CHECK(transfers(resolved_ops(swapped, 0), PeerTransfer::Side::send, 1) == 2);
 }
 
-TEST_CASE("DDP all-reduces gradients once per step; ZeRO-3 gathers weights per layer", "[workloads][zero]") {
+TEST_CASE("DDP all-reduces gradients once per step, ZeRO-3 gathers weights per layer", "[workloads][zero]") {
   WorkloadSpec spec = small_gpt(1, 1, 4, 2);
   const auto ddp = collectives(resolved_ops(build_parallel_trace(spec), 0), CommDimension::data);
   CHECK(ddp.count(CollectiveOp::all_gather) == 0);
