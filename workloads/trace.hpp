@@ -85,8 +85,8 @@ enum class CopyDirection : std::uint8_t { host_to_device, device_to_host, storag
 struct CopyCall {
   CopyDirection direction = CopyDirection::host_to_device;
   double bytes = 0.0;
-  // A pageable host buffer: the CPU stages it through a pinned buffer before
-  // (host_to_device) or after (device_to_host) the DMA; see sim/exec.
+  // A pageable host buffer: the CPU stages it through a pinned buffer in
+  // chunks that overlap the DMA; see sim/exec/pageable_staging.hpp.
   bool pageable = false;
 };
 

@@ -45,4 +45,20 @@ TransferTime staged(const TransferTime& first, const TransferTime& second) {
   return t;
 }
 
+TransferTime chunked_staging(const TransferTime& memcpy, const TransferTime& dma, Bytes chunk, bool to_device) {
+  if (chunk < 1) throw std::invalid_argument("a staged copy's chunk must be at least 1 B");
+  const Bytes chunks = std::max<Bytes>(1, (memcpy.bytes + chunk - 1) / chunk);
+  const TimePs memcpy_stream = memcpy.time - memcpy.latency;
+  const TimePs dma_stream = dma.time - dma.latency;
+  const auto per_chunk = [chunks](TimePs stream) { return (stream + chunks - 1) / chunks; };
+  TransferTime t = dma;
+  t.bytes = memcpy.bytes;
+  t.bytes_moved = std::max(memcpy.bytes_moved, dma.bytes_moved);
+  t.latency = memcpy.latency + dma.latency + per_chunk(to_device ? memcpy_stream : dma_stream);
+  const TimePs unhidden = per_chunk(memcpy_stream);
+  t.time = memcpy.latency + dma.latency + unhidden + std::max(memcpy_stream - unhidden, dma_stream);
+  t.bottleneck = memcpy_stream >= dma_stream ? memcpy.bottleneck : dma.bottleneck;
+  return t;
+}
+
 }  // namespace simctl

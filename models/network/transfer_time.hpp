@@ -10,9 +10,8 @@
 //   time = sum(latency_i) + max_i(round_up(N, granularity_i) / bandwidth_i)
 //
 // A staged move (a pageable cudaMemcpy: CPU memcpy into a pinned buffer,
-// then DMA) is two such moves back to back, which is what NVIDIA's
-// measurements show (pageable H2D well under pinned; "How to Optimize Data
-// Transfers in CUDA C/C++").
+// then DMA) is two such moves pipelined in chunks: the second stage starts on
+// a chunk as soon as the first has finished it (pipelined()).
 #include <string>
 #include <vector>
 
@@ -45,5 +44,22 @@ TransferTime transfer_time(const std::vector<TransferStage>& stages, Bytes bytes
 
 // `first` then `second`, the second starting when the first has finished.
 TransferTime staged(const TransferTime& first, const TransferTime& second);
+
+// A pageable copy: the CPU's `memcpy` through a pinned buffer and the `dma`
+// over the same bytes, in chunks of `chunk` bytes, the DMA of one chunk
+// overlapping the memcpy of the next. One chunk's memcpy cannot overlap (the
+// first, before the DMA starts, going to the device; the last, after it
+// ends, coming back); the rest of the memcpy and the DMA stream together at
+// the slower one's pace. With n chunks and streaming times M (memcpy) and D
+// (DMA):
+//
+//   time = latencies + M / n + max(M - M / n, D)
+//
+// which is the memcpy then the DMA for one chunk, tends to max(M, D) for
+// many, and is what the executor replays (one chunk's memcpy, and a DMA
+// flow capped at the rate of the rest of the memcpy). An ideal pipeline
+// takes max(M, D) + min(M, D) / n: this is within one chunk's DMA of it.
+// The first byte arrives after one chunk of the stage in front.
+TransferTime chunked_staging(const TransferTime& memcpy, const TransferTime& dma, Bytes chunk, bool to_device);
 
 }  // namespace simctl

@@ -151,13 +151,14 @@ int transfer_command_main(const ParsedOptions& options, std::ostream& out) {
       throw UsageError("--host-memory pageable applies to copies between host memory and a GPU");
     }
     out << "transfer " << options.positionals[1] << " -> " << options.positionals[2] << " on " << system.name()
-        << (host_copy ? (pageable ? ", pageable host memory (staged through a pinned buffer by a CPU memcpy)"
+        << (host_copy ? (pageable ? ", pageable host memory (staged through a pinned buffer by a CPU memcpy, " +
+                                        size_text(kStagingChunk) + " chunks overlapping the DMA)"
                                   : ", pinned host memory (DMA)")
                       : "")
         << "\n";
     std::vector<TransferStage> stages = transfer_stages(system, catalogue, from, to);
     if (host_copy && pageable) {
-      // The memcpy runs on its own, before the DMA (after it, coming back).
+      // The memcpy feeds the DMA chunk by chunk (after it, coming back).
       const EndpointId gpu = system.part(from.part).kind == PartKind::gpu ? from.part : to.part;
       TransferStage memcpy = staging_stage(host_cpu(system, catalogue, gpu));
       memcpy.name = (gpu == to.part ? "first: " : "then: ") + memcpy.name;

@@ -498,8 +498,10 @@ void Executor::finish_call(std::uint32_t instance) {
   calls_.release(instance);
 }
 
-// A pageable copy adds the CPU's memcpy through the pinned staging buffer
-// (pageable_staging.hpp): before the DMA to the device, after the DMA back.
+// A pageable copy runs through the pinned staging buffer in chunks
+// (pageable_staging.hpp): the DMA starts once the first chunk is staged and
+// can move no faster than the memcpy of the rest feeds it (a flow capped at
+// that rate); coming back, the last chunk's memcpy follows the DMA.
 void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) {
   // Named copies, not a structured binding: lambdas below capture them, which
   // clang 14 (the fuzz build's compiler) does not allow for bindings.
@@ -520,16 +522,19 @@ void Executor::start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy) 
     return;
   }
   if (fold_) abandon_fold("a pageable copy (not imaged)");  // replay every rank
-  const TimePs staging =
-      pageable_staging(host_cpu(system_, catalogue_, ranks_[rank].endpoint), static_cast<Bytes>(bytes)).time;
+  const CpuSpec& cpu = host_cpu(system_, catalogue_, ranks_[rank].endpoint);
+  const TimePs chunk = first_staging_chunk(cpu, static_cast<Bytes>(bytes)).time;
+  const double memcpy_rate = staged_dma_rate_cap(cpu, static_cast<Bytes>(bytes));
   if (copy.direction == CopyDirection::host_to_device) {
-    engine_.schedule_after(staging, [this, rank, op, from, to, bytes] {
-      network_->start(system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); });
+    engine_.schedule_after(chunk, [this, rank, op, from, to, bytes, memcpy_rate] {
+      network_->start(
+          system_.route(from, to), bytes, [this, rank, op] { finish_op(rank, op); }, {}, memcpy_rate);
     });
   } else {
-    network_->start(system_.route(from, to), bytes, [this, rank, op, staging] {
-      engine_.schedule_after(staging, [this, rank, op] { finish_op(rank, op); });
-    });
+    network_->start(
+        system_.route(from, to), bytes,
+        [this, rank, op, chunk] { engine_.schedule_after(chunk, [this, rank, op] { finish_op(rank, op); }); }, {},
+        memcpy_rate);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "sim/exec/pageable_staging.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace simctl {
@@ -15,6 +17,16 @@ TransferStage staging_stage(const CpuSpec& cpu) {
 }
 
 TransferTime pageable_staging(const CpuSpec& cpu, Bytes bytes) { return transfer_time({staging_stage(cpu)}, bytes); }
+
+TransferTime first_staging_chunk(const CpuSpec& cpu, Bytes bytes) {
+  return pageable_staging(cpu, std::min(bytes, kStagingChunk));
+}
+
+double staged_dma_rate_cap(const CpuSpec& cpu, Bytes bytes) {
+  const Bytes chunks = (bytes + kStagingChunk - 1) / kStagingChunk;
+  if (chunks <= 1) return std::numeric_limits<double>::infinity();
+  return staging_stage(cpu).bandwidth.bytes_per_s * static_cast<double>(chunks) / static_cast<double>(chunks - 1);
+}
 
 const CpuSpec& host_cpu(const System& system, const DeviceCatalogue& catalogue, EndpointId gpu) {
   const auto socket = system.nearest(gpu, PartKind::cpu_socket);

@@ -133,7 +133,7 @@ TransferTime system_transfer(const System& system, const DeviceCatalogue& catalo
   }
   const EndpointId gpu = system.part(from.part).kind == PartKind::gpu ? from.part : to.part;
   const TransferTime memcpy = pageable_staging(host_cpu(system, catalogue, gpu), bytes);
-  return system.part(from.part).kind == PartKind::gpu ? staged(dma, memcpy) : staged(memcpy, dma);
+  return chunked_staging(memcpy, dma, kStagingChunk, system.part(to.part).kind == PartKind::gpu);
 }
 
 }  // namespace simctl

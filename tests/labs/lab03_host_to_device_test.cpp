@@ -31,9 +31,13 @@ TEST_CASE("lab 3: pageable copies are slower than pinned, and Gen5 faster than G
   for (std::size_t gen = 0; gen < 3; ++gen) {
     INFO("generation " << gen + 3 << ": pinned " << copy_ms(rows[2 * gen]) << " ms, pageable "
                        << copy_ms(rows[2 * gen + 1]) << " ms");
-    CHECK(copy_ms(rows[2 * gen + 1]) > 1.2 * copy_ms(rows[2 * gen]));
+    CHECK(copy_ms(rows[2 * gen + 1]) > copy_ms(rows[2 * gen]));
   }
-  CHECK(copy_ms(rows[4]) < 0.6 * copy_ms(rows[0]));  // Gen5 pinned against Gen3 pinned
+  // The DMA overlaps the CPU's staging memcpy, which sets a pageable copy's
+  // pace: a faster slot buys pinned copies time, pageable ones almost none.
+  CHECK(copy_ms(rows[5]) > 0.85 * copy_ms(rows[1]));  // Gen5 pageable against Gen3 pageable
+  CHECK(copy_ms(rows[5]) > 2 * copy_ms(rows[4]));     // Gen5: pageable against pinned
+  CHECK(copy_ms(rows[4]) < 0.6 * copy_ms(rows[0]));   // Gen5 pinned against Gen3 pinned
   CHECK(copy_ms(rows[2]) < copy_ms(rows[0]));
   CHECK(testing::number(rows[4], "samples_per_s") > testing::number(rows[0], "samples_per_s"));
 }
