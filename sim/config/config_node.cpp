@@ -95,7 +95,9 @@ ConfigNode ConfigNode::child(std::string_view key) const {
   auto found = optional_child(key);
   if (!found) {
     expect_map();
-    fail("missing required field '" + std::string(key) + "'");
+    // The field named is the missing one, so even a top-level field (whose
+    // parent, the file's root, has no name) is named.
+    throw ConfigError(location(), child_path(path_, key), "missing required field '" + std::string(key) + "'");
   }
   return *found;
 }

@@ -149,7 +149,8 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.model.norm", "rmsnorm"},
       {"workload: {model: llama3-8b, parallel: {data: 1, tensor: 16}, micro_batch: 1}\n", "workload.parallel.tensor",
        "must divide the model's 8 key/value heads"},
-      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100}"), "workload.model", "seq_len"},
+      {with_line("model", "  model: {layers: 2, hidden: 64, heads: 4, vocab: 100}"), "workload.model.seq_len",
+       "seq_len"},  // the missing field itself
       {with_line("model", "  model: {layers: 2, hidden: 4000000000000, heads: 4, vocab: 100, seq_len: 32}"),
        "workload.model.hidden", "at most"},
       {with_line("global_batch", "  global_batch: 3200000"), "workload.global_batch", "micro-batches per step"},
