@@ -56,6 +56,39 @@ Pairs all_to_all(const std::vector<EndpointId>& a, const std::vector<EndpointId>
   return out;
 }
 
+// A full mesh names one group on both sides (`between: ["gpu[*]",
+// "gpu[*]"]`): each pair of its parts gets one cable. Two different lists
+// would make a partial mesh, which is not what a mesh platform has.
+Pairs mesh(const std::vector<EndpointId>& a, const std::vector<EndpointId>& b) {
+  if (a != b) {
+    throw std::invalid_argument(
+        "mesh pairing cables every pair of one group's parts, so both sides must name the same parts (got " +
+        counts(a.size(), b.size()) +
+        ", not the same); write the group twice (between: [\"gpu[*]\", \"gpu[*]\"]), or use all_to_all "
+        "between two different groups");
+  }
+  if (a.size() < 2)
+    throw std::invalid_argument("mesh pairing needs at least two parts, got " + std::to_string(a.size()));
+  Pairs out;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::size_t j = i + 1; j < a.size(); ++j) out.emplace_back(a[i], a[j]);
+  }
+  return out;
+}
+
+// all_to_all between lists that share a part would cable it to itself.
+void check_disjoint(const std::vector<EndpointId>& a, const std::vector<EndpointId>& b) {
+  for (EndpointId x : a) {
+    for (EndpointId y : b) {
+      if (x == y) {
+        throw std::invalid_argument(
+            "all_to_all would cable a part to itself, as both sides name it; for a full mesh inside one group use "
+            "pairing: mesh");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<Pairing> pairing_from_string(std::string_view text) {
@@ -63,6 +96,7 @@ std::optional<Pairing> pairing_from_string(std::string_view text) {
   if (text == "block") return Pairing::block;
   if (text == "round_robin") return Pairing::round_robin;
   if (text == "all_to_all") return Pairing::all_to_all;
+  if (text == "mesh") return Pairing::mesh;
   return std::nullopt;
 }
 
@@ -85,7 +119,14 @@ std::vector<std::pair<EndpointId, EndpointId>> pair_parts(const std::vector<Endp
                                     std::to_string(a.size() * b.size()) + " cables, more than the " +
                                     std::to_string(kMaxCablesPerLink) + " one link may make");
       }
+      check_disjoint(a, b);
       return all_to_all(a, b);
+    case Pairing::mesh:
+      if (a.size() * a.size() > 2 * kMaxCablesPerLink) {
+        throw std::invalid_argument("a mesh of " + std::to_string(a.size()) + " parts would make more than the " +
+                                    std::to_string(kMaxCablesPerLink) + " cables one link may make");
+      }
+      return mesh(a, b);
   }
   return {};
 }

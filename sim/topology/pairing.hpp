@@ -18,9 +18,10 @@ enum class Pairing {
                 // (a single part on one side is the one-block case: a star)
   round_robin,  // longer[i] - shorter[i % shorter]: rails, e.g. every node's nic[r] -> leaf[r]
   all_to_all,   // every a with every b: leaf-spine
+  mesh,         // every pair of one group's parts, once: an xGMI or NVLink full mesh
 };
 
-inline constexpr std::string_view kPairingNames = "one_to_one, block, round_robin or all_to_all";
+inline constexpr std::string_view kPairingNames = "one_to_one, block, round_robin, all_to_all or mesh";
 std::optional<Pairing> pairing_from_string(std::string_view text);
 
 // Throws std::invalid_argument saying why the lists cannot be paired.

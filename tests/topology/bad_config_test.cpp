@@ -255,3 +255,23 @@ TEST_CASE("importing a template from a missing file names the path", "[topology]
                    "system.node_templates.dgx_h100.import",
                    {"no system file", "no_such_system.yaml", "relative to"}});
 }
+
+TEST_CASE("a mesh pairing over two different groups names the link", "[topology][bad_config][mesh]") {
+  const std::string text = R"(
+system:
+  name: half a mesh
+  node_templates:
+    box:
+      parts:
+        cpu: {kind: cpu_socket, model: epyc-9654}
+        gpu: {kind: gpu, model: mi300x, count: 4}
+      links:
+        - {between: ["gpu[0..1]", "gpu[2..3]"], pairing: mesh, kind: xgmi, bandwidth: 64 GB/s}
+        - {between: ["gpu[*]", cpu], kind: pcie_gen5_x16}
+  nodes: [{template: box, count: 1}]
+)";
+  const std::string msg = test::config_error_of([&] { test::system_from_text(text, "m.yaml"); });
+  CHECK_THAT(msg, Catch::StartsWith("m.yaml:10:"));
+  CHECK_THAT(msg, Catch::Contains("system.node_templates.box.links[0]"));
+  CHECK_THAT(msg, Catch::Contains("mesh pairing cables every pair of one group's parts"));
+}

@@ -63,3 +63,21 @@ TEST_CASE("pairings that do not fit say why", "[topology]") {
   CHECK_THROWS_WITH(pair_parts({0, 1, 2}, {5, 6}, Pairing::one_to_one), Catch::Contains("equally many"));
   CHECK_THROWS_WITH(pair_parts({}, {5}, Pairing::automatic), Catch::Contains("at least one part"));
 }
+
+// An xGMI full mesh (MI300X) had no pairing: all_to_all of a group with
+// itself tried to cable each part to itself (issue #33).
+TEST_CASE("mesh pairing cables every pair of one group once", "[topology][mesh]") {
+  using Pairs = std::vector<std::pair<EndpointId, EndpointId>>;
+  CHECK(pair_parts({0, 1, 2}, {0, 1, 2}, Pairing::mesh) == Pairs{{0, 1}, {0, 2}, {1, 2}});
+  CHECK(pair_parts({0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, Pairing::mesh).size() == 28);
+  CHECK(pairing_from_string("mesh") == Pairing::mesh);
+}
+
+TEST_CASE("a mesh that is not full, or all_to_all within a group, says what to write", "[topology][mesh][bad-input]") {
+  CHECK_THROWS_WITH(pair_parts({0, 1, 2, 3}, {2, 3, 4, 5}, Pairing::mesh),
+                    Catch::Contains("both sides must name the same parts") && Catch::Contains("4 parts with 4"));
+  CHECK_THROWS_WITH(pair_parts({0, 1}, {2, 3, 4}, Pairing::mesh), Catch::Contains("or use all_to_all"));
+  CHECK_THROWS_WITH(pair_parts({0}, {0}, Pairing::mesh), Catch::Contains("at least two parts"));
+  CHECK_THROWS_WITH(pair_parts({0, 1}, {1, 2}, Pairing::all_to_all),
+                    Catch::Contains("cable a part to itself") && Catch::Contains("pairing: mesh"));
+}

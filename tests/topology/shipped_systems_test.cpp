@@ -94,3 +94,18 @@ TEST_CASE("the other socket's memory is reached over the socket link and never p
     }
   }
 }
+
+// The MI300X platform's xGMI: every GPU one hop from every other, 7 links each.
+TEST_CASE("the MI300X platform is an xGMI full mesh", "[topology][mesh]") {
+  const System s = test::system_from_file(std::string(SIMCTL_SOURCE_DIR) + "/configs/systems/mi300x_x8.yaml");
+  REQUIRE(s.gpus().size() == 8);
+  for (EndpointId a : s.gpus()) {
+    for (EndpointId b : s.gpus()) {
+      if (a == b) continue;
+      const Path& path = s.route(a, b);
+      REQUIRE(path.links.size() == 1);
+      CHECK(s.link_spec(path.links[0]).kind == LinkKind::xgmi);
+      CHECK(s.link_spec(path.links[0]).bandwidth.gb_per_s() == Approx(64));
+    }
+  }
+}
