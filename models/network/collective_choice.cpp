@@ -70,6 +70,38 @@ struct Counts {
   double n, nodes, per_node, bytes;
 };
 
+// RCCL runs AMD's GPUs (CDNA); NVIDIA's run NCCL, which keeps its rings on
+// a mesh (an NVLink-bridged pair).
+bool runs_rccl(const MemberPlace& place) { return place.architecture.rfind("cdna", 0) == 0; }
+
+// A one-node group of RCCL GPUs on a full mesh (every member joined directly
+// to every other GPU of its node, MI300X's xGMI): the slowest of those
+// links, else 0.
+double mesh_rate(const GroupShape& shape, const CollectiveTopology* topology) {
+  if (!topology || shape.node_count() != 1 || shape.per_node() < 2) return 0.0;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (EndpointId m : shape.nodes.front()) {
+    const MemberPlace* place = topology->place(m);
+    if (!place || place->mesh_link_bytes_per_s <= 0.0 || !runs_rccl(*place)) return 0.0;
+    slowest = std::min(slowest, place->mesh_link_bytes_per_s);
+  }
+  return slowest;
+}
+
+// RCCL on a full mesh spreads its channels over every link, so each GPU's
+// share for each peer crosses that peer's own link: the direct algorithm's
+// pattern, which NCCL's candidates (made for switches) leave out.
+bool runs_on_mesh(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+}
+
+// Direct on a mesh: each link carries 1/n of the buffer each way per pass,
+// two passes (reduce-scatter, then all-gather) for an all-reduce.
+double mesh_direct_seconds(const ProtocolTuning& p, const Counts& c, CollectiveOp op, double link) {
+  const double passes = op == CollectiveOp::all_reduce ? 2.0 : 1.0;
+  return ps_to_seconds(p.launch_latency) + passes * c.bytes / c.n / (p.efficiency * link);
+}
+
 // Seconds per payload byte a rank sends around the rings, as the replay runs
 // them (collective.cpp, ring_plans): across nodes each GPU sends 1/m of its
 // ring traffic through its NIC (one ring per rail) at the NIC's rate over
@@ -238,6 +270,8 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
       return ps_to_seconds(p.launch_latency) + (2 * intra_phase + inter_phase) / k + (k - 1) * slowest / k;
     }
     case CollectiveAlgorithm::direct: {
+      if (const double link = mesh_rate(shape, &t); link > 0.0 && runs_on_mesh(r.op))
+        return mesh_direct_seconds(p, c, r.op, link);
       const double out_of_node = c.nodes > 1 ? (c.n - c.per_node) / c.n * c.bytes / inter : 0.0;
       return ps_to_seconds(p.launch_latency) + std::max((c.n - 1) / c.n * c.bytes / intra, out_of_node) / p.efficiency;
     }
@@ -261,9 +295,11 @@ CollectiveChoice choose_collective(const CollectiveRequest& r, const CollectiveT
                        : r.algorithm;
     return {a, r.protocol == Protocol::automatic ? Protocol::simple : r.protocol, 0.0};
   }
-  const std::vector<CollectiveAlgorithm> algorithms = r.algorithm == CollectiveAlgorithm::automatic
-                                                          ? default_candidates(r.op)
-                                                          : std::vector<CollectiveAlgorithm>{r.algorithm};
+  std::vector<CollectiveAlgorithm> algorithms = r.algorithm == CollectiveAlgorithm::automatic
+                                                    ? default_candidates(r.op)
+                                                    : std::vector<CollectiveAlgorithm>{r.algorithm};
+  if (r.algorithm == CollectiveAlgorithm::automatic && runs_on_mesh(r.op) && mesh_rate(shape, topology) > 0.0)
+    algorithms.push_back(CollectiveAlgorithm::direct);
   const ProtocolUse use = protocol_use(r, shape, topology, tuning);
   CollectiveChoice best{CollectiveAlgorithm::ring, Protocol::simple, std::numeric_limits<double>::infinity()};
   for (CollectiveAlgorithm a : algorithms) {

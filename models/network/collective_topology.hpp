@@ -22,6 +22,10 @@ struct MemberPlace {
   std::string architecture;            // its catalogue architecture ("hopper", "blackwell"...)
   double port_bytes_per_s = 0.0;       // its effective rate to that switch; 0 without one
   bool nvls = false;                   // that switch reduces and multicasts for it (NVLink4 and later)
+  // A full mesh (MI300X's xGMI): the effective rate of its direct link to
+  // each other GPU of its node (the slowest, if they differ); 0 unless it
+  // has one to every one of them.
+  double mesh_link_bytes_per_s = 0.0;
 };
 
 struct CollectiveTopology {

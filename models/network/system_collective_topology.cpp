@@ -110,10 +110,30 @@ ReductionTree climb_to(const System& system, const std::vector<EndpointId>& gpus
   return tree;
 }
 
+// The slowest of `gpu`'s direct links to the other GPUs of its node, when it
+// has one to each of them (a full mesh), else 0. From the graph's own edges:
+// routing every pair would cost a 16,384-GPU system 100,000 routes.
+double mesh_link_rate(const System& system, EndpointId gpu, const std::map<int, int>& gpus_per_node) {
+  const SystemGraph& graph = system.graph();
+  const int node = system.part(gpu).node;
+  std::set<EndpointId> peers;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const auto& e : boost::make_iterator_range(boost::out_edges(gpu, graph))) {
+    const auto u = static_cast<EndpointId>(boost::target(e, graph));
+    if (graph[u].kind != PartKind::gpu || graph[u].node != node) continue;
+    peers.insert(u);
+    slowest = std::min(slowest, graph[e].spec.effective().bytes_per_s);
+  }
+  const int others = gpus_per_node.at(node) - 1;
+  return others > 0 && static_cast<int>(peers.size()) == others ? slowest : 0.0;
+}
+
 }  // namespace
 
 CollectiveTopology describe_collective_topology(const System& system, bool sharp_enabled) {
   CollectiveTopology t;
+  std::map<int, int> gpus_per_node;
+  for (EndpointId gpu : system.gpus()) ++gpus_per_node[system.part(gpu).node];
   for (EndpointId gpu : system.gpus()) {
     MemberPlace place;
     place.node = system.part(gpu).node;
@@ -125,6 +145,8 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
         place.port_bytes_per_s = port->effective().bytes_per_s;
         place.nvls = nvls_capable(port->kind);
       }
+    } else {
+      place.mesh_link_bytes_per_s = mesh_link_rate(system, gpu, gpus_per_node);
     }
     t.set_place(gpu, place);
   }
