@@ -10,8 +10,7 @@
 //   time = sum(latency_i) + max_i(round_up(N, granularity_i) / bandwidth_i)
 //
 // A staged move (a pageable cudaMemcpy: CPU memcpy into a pinned buffer,
-// then DMA) is two such moves pipelined in chunks: the second stage starts on
-// a chunk as soon as the first has finished it (pipelined()).
+// then DMA) is two such moves overlapped chunk by chunk (chunked_staging()).
 #include <string>
 #include <vector>
 

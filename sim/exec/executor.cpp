@@ -169,6 +169,7 @@ ExecutionResult Executor::replay_once() {
   ranks_.assign(trace_.ranks.size(), RankState{});
   open_calls_.assign(trace_.groups.size(), OpenCalls{});
   group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
+  group_across_nodes_.assign(trace_.groups.size(), false);
   calls_.clear();
   transfers_.clear();
   checks_.clear();
@@ -421,6 +422,7 @@ CollectiveRequest& Executor::request_for(std::uint32_t group) {
   CollectiveRequest& request = group_requests_[group];
   if (request.members.empty()) {
     for (std::uint32_t member : trace_.groups[group]) request.members.push_back(ranks_[member].endpoint);
+    group_across_nodes_[group] = spans_nodes(request.members);
   }
   return request;
 }
@@ -450,9 +452,9 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   // The call completes from a later event, so its slot is still ours here.
   if (choice) {
     const auto ranks = static_cast<std::uint32_t>(request.members.size());
-    const std::uint32_t u =
-        usage_of(local ? local_usage_ : result_.collectives,
-                 {call.dimension, call.op, ranks, choice->algorithm, choice->protocol, spans_nodes(request.members)});
+    const std::uint32_t u = usage_of(
+        local ? local_usage_ : result_.collectives,
+        {call.dimension, call.op, ranks, choice->algorithm, choice->protocol, group_across_nodes_[group] != 0});
     auto& usages = local ? local_usage_ : result_.collectives;
     ++usages[u].calls;
     usages[u].bytes += call.bytes;

@@ -62,15 +62,17 @@ bool in_scope(const TierReport& t, TierScope scope) {
   return leaves_the_node(t.name) == (scope == TierScope::between_nodes);
 }
 
+// Between nodes, the fabric's tiers come before the NICs' feeds; then the
+// one used more.
+bool ranks_before(const TierReport& a, const TierReport& b, TierScope scope) {
+  if (scope == TierScope::between_nodes && in_the_fabric(a.name) != in_the_fabric(b.name)) return in_the_fabric(a.name);
+  return used_more(a, b);
+}
+
 const TierReport* busiest_tier(const StepReport& report, TierScope scope = TierScope::any) {
   const TierReport* best = nullptr;
   for (const TierReport& t : report.tiers) {
-    if (t.busy_links == 0 || !in_scope(t, scope)) continue;
-    // Between nodes, the fabric's tiers before the NICs' feeds.
-    const bool before = best && scope == TierScope::between_nodes && in_the_fabric(t.name) != in_the_fabric(best->name)
-                            ? in_the_fabric(t.name)
-                            : !best || used_more(t, *best);
-    if (before) best = &t;
+    if (t.busy_links > 0 && in_scope(t, scope) && (!best || ranks_before(t, *best, scope))) best = &t;
   }
   return best;
 }

@@ -23,25 +23,31 @@ const GpuSpec& rank_gpu(const Trace& trace, const System& system, const DeviceCa
   return catalogue.gpu(system.part(rank_part(trace, system, rank)).model);
 }
 
-// Sum of the ranks' dense peaks in the step's dtype, in FLOP/s; each GPU
-// model's peak into `peaks`.
-double total_peak_flops(const Trace& trace, const System& system, const DeviceCatalogue& catalogue,
-                        std::vector<StepReport::GpuPeak>& peaks) {
-  double peak = 0.0;
+// Each GPU model the ranks run on, in rank order, with its rank count and
+// dense peak in the step's dtype.
+std::vector<StepReport::GpuPeak> gpu_peaks(const Trace& trace, const System& system, const DeviceCatalogue& catalogue) {
+  std::vector<StepReport::GpuPeak> peaks;
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
     const GpuSpec& gpu = rank_gpu(trace, system, catalogue, r);
-    const double flops = gpu.peak(trace.compute_dtype).flops_per_s;
-    peak += flops;
     auto at = std::find_if(peaks.begin(), peaks.end(), [&](const auto& p) { return p.model == gpu.id; });
-    if (at == peaks.end()) at = peaks.insert(peaks.end(), {gpu.id, 0, flops / 1e12});
+    if (at == peaks.end())
+      at = peaks.insert(peaks.end(), {gpu.id, 0, gpu.peak(trace.compute_dtype).flops_per_s / 1e12});
     ++at->ranks;
   }
+  return peaks;
+}
+
+// Sum of the ranks' dense peaks, in FLOP/s.
+double total_peak_flops(const std::vector<StepReport::GpuPeak>& peaks) {
+  double peak = 0.0;
+  for (const auto& p : peaks) peak += p.ranks * p.tflops * 1e12;
   return peak;
 }
 
 void add_throughput(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, StepReport& report) {
   const double step_s = ps_to_seconds(report.step_time);
-  const double peak = total_peak_flops(trace, system, catalogue, report.gpu_peaks);
+  report.gpu_peaks = gpu_peaks(trace, system, catalogue);
+  const double peak = total_peak_flops(report.gpu_peaks);
   if (step_s > 0 && report.gpus > 0) {
     report.samples_per_s = trace.totals.samples / step_s;
     if (trace.totals.tokens > 0) report.tokens_per_s = trace.totals.tokens / step_s;

@@ -157,8 +157,6 @@ std::string describe_gpus(const System& system) {
 // "8 GPUs", "1 GPU".
 std::string gpu_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
 
-// A plan smaller than its system leaves GPUs idle, which a what-if on a
-// larger system must not hide: "; the plan runs on 8 of them, 8 GPUs idle".
 // " (modified: fabric.link=infiniband_hdr, fabric.rail_optimised=false)":
 // a system's name is the user's words for the file as written ("NDR
 // rail-optimised fat tree"), so a run that overrode fields inside it says
@@ -172,6 +170,8 @@ std::string modified_note(const ConfigOverrides& overrides) {
   return fields.empty() ? "" : " (modified: " + fields + ")";
 }
 
+// A plan smaller than its system leaves GPUs idle, which a what-if on a
+// larger system must not hide: "; the plan runs on 8 of them, 8 GPUs idle".
 std::string describe_system(const System& system, std::size_t ranks, const ConfigOverrides& overrides) {
   const std::size_t gpus = system.gpus().size();
   const std::string idle =
