@@ -12,6 +12,7 @@ enum class LinkKind : std::uint8_t {
   pcie_gen3_x16,
   pcie_gen4_x16,
   pcie_gen5_x16,
+  pcie_gen6_x16,
   nvlink3,
   nvlink4,
   nvlink5,
@@ -29,6 +30,7 @@ inline constexpr std::array kAllLinkKinds = {
     LinkKind::pcie_gen3_x16,
     LinkKind::pcie_gen4_x16,
     LinkKind::pcie_gen5_x16,
+    LinkKind::pcie_gen6_x16,
     LinkKind::nvlink3,
     LinkKind::nvlink4,
     LinkKind::nvlink5,
@@ -47,6 +49,7 @@ constexpr std::string_view to_string(LinkKind kind) {
     case LinkKind::pcie_gen3_x16: return "pcie_gen3_x16";
     case LinkKind::pcie_gen4_x16: return "pcie_gen4_x16";
     case LinkKind::pcie_gen5_x16: return "pcie_gen5_x16";
+    case LinkKind::pcie_gen6_x16: return "pcie_gen6_x16";
     case LinkKind::nvlink3: return "nvlink3";
     case LinkKind::nvlink4: return "nvlink4";
     case LinkKind::nvlink5: return "nvlink5";

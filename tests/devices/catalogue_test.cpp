@@ -15,7 +15,7 @@ const DeviceCatalogue& shipped_catalogue() {
 
 TEST_CASE("the catalogue holds the required GPUs and host parts", "[devices][catalogue]") {
   for (const char* id : {"h100-sxm", "h200", "a100-sxm-80gb", "gh200", "b200", "v100-sxm2-32gb", "rtx-3090", "rtx-4090",
-                         "h100-pcie", "mi300x", "l40s"}) {
+                         "h100-pcie", "mi300x", "l40s", "gb200", "gb300", "b300", "mi325x", "mi355x"}) {
     CHECK(shipped_catalogue().find_gpu(id) != nullptr);
   }
   for (const char* id : {"xeon-platinum-8480plus", "epyc-9654", "grace"})

@@ -65,6 +65,17 @@ TEST_CASE("every cost default names a GPU of the catalogue", "[study][costs]") {
   CHECK(defaults.pue >= 1.0);
 }
 
+// A sweep over GPU models shows cost and energy for every point only if every
+// part of the catalogue has both defaults.
+TEST_CASE("every GPU of the catalogue has a default price and host power", "[study][costs]") {
+  const CostDefaults defaults = CostDefaults::load();
+  for (const std::string& gpu : DeviceCatalogue::load().gpu_ids()) {
+    INFO(gpu);
+    CHECK(defaults.gpu_hour_price.count(gpu) == 1);
+    CHECK(defaults.host_watts_per_gpu.count(gpu) == 1);
+  }
+}
+
 // Energy follows the replay: a GPU draws its TDP only while it computes, so
 // the same job with its NVLink slowed 50-fold (communication-bound) draws
 // less power per GPU than on the real machine (compute-bound).

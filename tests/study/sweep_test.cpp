@@ -134,3 +134,23 @@ TEST_CASE("shards merged give the serial rows, a missing or foreign shard is ref
   std::filesystem::remove_all(dir);
   CHECK_THROWS_WITH(merge_shards(dir), Catch::Contains("no shard-*.json files"));
 }
+
+// The buyer's question across generations and vendors: every GPU of the
+// shipped study (NVIDIA Hopper and Blackwell, AMD CDNA3 and CDNA4) gets a
+// step time, a cost and an energy from the catalogue's defaults.
+TEST_CASE("a sweep over six GPU generations prices and powers every point", "[study][sweep][costs]") {
+  const Study study = load_study("configs/studies/gpu_generations.yaml");
+  const std::vector<PointRow> rows = run_points(study, all_points(study), 2);
+  REQUIRE(rows.size() == 6);
+  for (const PointRow& r : rows) {
+    INFO("point " << r.point << ": " << r.outcome.reason);
+    REQUIRE(r.outcome.status == PointStatus::ok);
+    CHECK(r.outcome.metrics.step_time_ms > 0.0);
+    CHECK(r.outcome.metrics.pricing_source == "catalogue defaults");
+    CHECK(r.outcome.metrics.cost_per_step > 0.0);
+    CHECK(r.outcome.metrics.energy_per_step_j > 0.0);
+  }
+  // Blackwell and CDNA4 outrun Hopper at the same job.
+  CHECK(rows[2].outcome.metrics.step_time_ms < rows[0].outcome.metrics.step_time_ms / 2.0);
+  CHECK(rows[5].outcome.metrics.step_time_ms < rows[4].outcome.metrics.step_time_ms / 1.5);
+}
