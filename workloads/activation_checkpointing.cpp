@@ -35,9 +35,15 @@ double selective_op_saved_elements_per_token(const TransformerSpec& model, std::
   return elements;
 }
 
-bool block_checkpointed(ActivationRecompute recompute, std::int64_t every, std::int64_t layer) {
+CheckpointedBlocks checkpointed_blocks(const WorkloadSpec& spec) {
+  const auto& par = spec.parallel;
+  return {spec.recompute_every, spec.recompute_layers, spec.model.layers / (par.pipeline * par.virtual_stages)};
+}
+
+bool block_checkpointed(ActivationRecompute recompute, const CheckpointedBlocks& blocks, std::int64_t layer) {
   if (recompute != ActivationRecompute::full) return false;
-  return (layer + 1) % every == 0;
+  if (blocks.first_of_chunk > 0) return layer % blocks.chunk_layers < blocks.first_of_chunk;
+  return (layer + 1) % blocks.every == 0;
 }
 
 }  // namespace simctl

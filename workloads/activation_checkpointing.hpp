@@ -48,8 +48,17 @@ bool selective_op_saves(std::size_t matmul_index);
 // reduce-scatter outputs after wo and the MLP's down projection.
 double selective_op_saved_elements_per_token(const TransformerSpec& model, std::int64_t tensor, bool sequence);
 
+// Which blocks `full` recompute re-runs: every k-th over the model, or the
+// first N of each pipeline chunk (0: no such limit).
+struct CheckpointedBlocks {
+  std::int64_t every = 1;
+  std::int64_t first_of_chunk = 0;
+  std::int64_t chunk_layers = 1;  // blocks per pipeline chunk
+};
+CheckpointedBlocks checkpointed_blocks(const WorkloadSpec& spec);
+
 // Whether block `layer` (0-based, over the whole model) is re-run in
-// backward under `recompute` with `every` (full: every k-th block).
-bool block_checkpointed(ActivationRecompute recompute, std::int64_t every, std::int64_t layer);
+// backward under `recompute`. Chunks start at multiples of chunk_layers.
+bool block_checkpointed(ActivationRecompute recompute, const CheckpointedBlocks& blocks, std::int64_t layer);
 
 }  // namespace simctl

@@ -6,9 +6,19 @@ bool shards_weights(Strategy s) { return s == Strategy::zero3 || s == Strategy::
 bool shards_gradients(Strategy s) { return s == Strategy::zero2 || shards_weights(s); }
 bool shards_optimizer(Strategy s) { return s == Strategy::zero1 || shards_gradients(s); }
 
+double stage_linear_parameters(const WorkloadSpec& spec) {
+  const auto& par = spec.parallel;
+  return static_cast<double>(spec.model.layers / par.pipeline) * static_cast<double>(spec.model.linear_parameters()) /
+         static_cast<double>(par.tensor);
+}
+
+bool gathers_fp8_linears(const WorkloadSpec& spec) {
+  return spec.fp8 && (spec.fp8->param_all_gather || spec.fp8->params);
+}
+
 double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
   const double bytes = unit.parameters * bytes_per_element(spec.precision);
-  if (!spec.fp8 || !spec.fp8->param_all_gather) return bytes;
+  if (!gathers_fp8_linears(spec)) return bytes;
   const auto layers = static_cast<double>(unit.shape.last_layer_end() - unit.shape.first_layer);
   const double linear =
       layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
@@ -53,7 +63,7 @@ void DataParallelSync::start_param_gather(RankOps& ops, const StageChunk& chunk)
       const double part =
           lane == &dense_ ? dense_part(unit.parameters, unit.expert_parameters) : unit.expert_parameters;
       if (part <= 0.0) continue;
-      bucket.bytes += part * element;
+      bucket.bytes += lane == &dense_ ? gathered_weight_bytes(spec_, unit) : part * element;
       bucket.units.push_back(unit.name);
       if (bucket.bytes >= cap) flush_gather(ops, *lane, bucket);
     }
@@ -128,8 +138,11 @@ void DataParallelSync::after_optimizer(RankOps& ops, double parameters, double e
   // ZeRO-1/2: every rank needs the whole updated model for the next step.
   const double dense = dense_part(parameters, expert_parameters);
   if (dense_.active()) {
+    const double element = bytes_per_element(spec_.precision);
+    const double fp8_saving =
+        gathers_fp8_linears(spec_) ? stage_linear_parameters(spec_) * (element - bytes_per_element(DType::fp8)) : 0.0;
     collective(ops, dense_, "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,
-               dense * bytes_per_element(spec_.precision), {optimizer});
+               dense * element - fp8_saving, {optimizer});
   }
   if (split_ && experts_.active() && expert_parameters > 0.0) {
     collective(ops, experts_, experts_.prefix + "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,

@@ -9,6 +9,8 @@ namespace {
 constexpr double kCastFlopsPerElement = 2.0;
 // Rolling the amax history and computing the new scale: read and write it.
 constexpr double kScaleUpdateTensorsTouched = 2.0;
+// A weight held in fp8 transposed for its dgrad GEMM: read it, write W^T.
+constexpr double kTransposeTensorsTouched = 2.0;
 
 // Bytes a cast_transpose moves, counted in bf16 elements as streaming_work
 // does: 4 bytes per element read 2, write 1 + 1.
@@ -39,6 +41,14 @@ void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double
   out.compute(name, OpPhase::backward,
               streaming_work(ComputeKind::elementwise, g.p.dtype, rows * static_cast<double>(n), kCastFlopsPerElement,
                              cast_tensors(g.p.dtype)));
+}
+
+void append_fp8_weight_transpose(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
+                                 OpList& out) {
+  if (!g.p.fp8 || !g.p.fp8->params) return;
+  const double elements = static_cast<double>(k) * static_cast<double>(n);
+  out.compute(name, OpPhase::backward,
+              streaming_work(ComputeKind::elementwise, DType::fp8, elements, 0.0, kTransposeTensorsTouched));
 }
 
 void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {

@@ -23,6 +23,16 @@ namespace simctl {
 struct Fp8Training {
   bool tp_all_gather = false;     // SP all-gathers feeding fp8 GEMMs move fp8 (1 B/element)
   bool param_all_gather = false;  // ZeRO-3/FSDP gather linear weights in fp8
+  // Linear weights held in fp8 only (TE's fp8_model_init: NeMo's fp8_params,
+  // Megatron's --fp8-param-gather): no bf16 copy beside the fp8 weight and its
+  // transpose, no per-step weight cast (the optimizer writes fp8; frozen
+  // weights never change), and ZeRO-1/2 gather the updated linears in fp8.
+  bool params = false;
+  // The MLP activation's input (GeLU's, or SwiGLU's gate and up) saved for
+  // backward in fp8 (Megatron's --activation-func-fp8-input-store; the
+  // FP8_ACT/FP8_ACTIVATION switch of the MLPerf LoRA configs). Memory only:
+  // the cast is fused into the activation kernel.
+  bool activation_input = false;
 };
 
 // The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take

@@ -90,6 +90,11 @@ double moe_returned_per_token(const TransformerSpec& m) {
   return m.moe() ? 2.0 * static_cast<double>(m.experts_per_token) : 0.0;
 }
 
+// Whether every block is treated alike: all or none checkpointed.
+bool recomputes_every_block(const WorkloadSpec& spec) {
+  return spec.recompute != ActivationRecompute::full || (spec.recompute_every == 1 && spec.recompute_layers == 0);
+}
+
 bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence && spec.parallel.tensor > 1; }
 
 // Under FP8 training each linear saves its input as the fp8 transpose its
@@ -101,6 +106,29 @@ double fp8_saved_sharded_per_token(const TransformerSpec& m) {
   return 1.0 + static_cast<double>(m.ffn) / static_cast<double>(m.hidden);
 }
 
+// The MLP activation's inputs kept in fp8 rather than bf16 (fp8.activation_input):
+// GeLU's one ffn-wide input, SwiGLU's gate and up.
+double fp8_activation_input_saving_per_token(const TransformerSpec& m) {
+  const double inputs = m.gated_mlp ? 2.0 : 1.0;
+  return inputs * (2.0 - bytes_per_element(DType::fp8)) * static_cast<double>(m.ffn) / static_cast<double>(m.hidden);
+}
+
+// Under LoRA a base linear without adapters keeps no input for a weight
+// gradient: Transformer Engine saves a linear's input only when its weight
+// trains, and dgrad reads the weight, not the input. Its input goes unless
+// another op reads it: QKV's and MLP-up's are norm outputs (the norms keep
+// their own inputs), MLP-down's the activation's output (the activation
+// keeps its inputs); the attention output stays, as fused attention's own.
+void unsave_frozen_inputs(const WorkloadSpec& spec, double& replicated, double& sharded) {
+  if (!spec.finetune || !spec.finetune->adapters()) return;
+  const Finetune& f = *spec.finetune;
+  const double element = spec.fp8 ? bytes_per_element(DType::fp8) : bytes_per_element(spec.precision);
+  if (!f.targets_linear(LoraTarget::qkv)) replicated -= element;
+  if (!f.targets_linear(LoraTarget::fc1)) replicated -= element;
+  if (!f.targets_linear(LoraTarget::fc2))
+    sharded -= element * static_cast<double>(spec.model.ffn) / static_cast<double>(spec.model.hidden);
+}
+
 double full_layer_bytes(const WorkloadSpec& spec) {
   const double t = static_cast<double>(spec.parallel.tensor);
   const bool dropout = spec.dropout > 0.0;
@@ -110,11 +138,12 @@ double full_layer_bytes(const WorkloadSpec& spec) {
     replicated -= kFp8SavedReplicatedPerToken;
     sharded -= fp8_saved_sharded_per_token(spec.model);
   }
+  if (spec.fp8 && spec.fp8->activation_input) sharded -= fp8_activation_input_saving_per_token(spec.model);
+  unsave_frozen_inputs(spec, replicated, sharded);
   if (sequence_parallel(spec)) replicated /= t;
   double bytes = sbh(spec) * (replicated + sharded / t + moe_gathered_per_token(spec.model));
   // Blocks that keep everything: all under `none`, those not checkpointed under full every k.
-  const bool keeps_all = spec.recompute == ActivationRecompute::none ||
-                         (spec.recompute == ActivationRecompute::full && spec.recompute_every > 1);
+  const bool keeps_all = spec.recompute == ActivationRecompute::none || !recomputes_every_block(spec);
   const bool keeps_scores = spec.attention == AttentionKernel::unfused && keeps_all;
   if (keeps_scores) {
     const double s = static_cast<double>(spec.model.seq_len);
@@ -250,10 +279,27 @@ void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& 
 // ZeRO-3/FSDP gather are cast as they arrive, held only with the unit.
 double fp8_weight_copy_bytes(const WorkloadSpec& spec) {
   if (!spec.fp8 || shards_weights(spec.strategy)) return 0.0;
-  const auto& par = spec.parallel;
-  const double layers = static_cast<double>(spec.model.layers / par.pipeline);
-  return layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(par.tensor) *
-         kFp8WeightCopyBytes;
+  return stage_linear_parameters(spec) * kFp8WeightCopyBytes;
+}
+
+bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->params; }
+
+// Weights held in fp8 only: the linears take 1 B each instead of their
+// bf16 copy and its fp8 copies; a dgrad's transpose is made and freed per
+// GEMM (temporary_bytes).
+void move_fp8_params_into_weights(const WorkloadSpec& spec, StageMemory& row) {
+  const double saving = bytes_per_element(spec.precision) - bytes_per_element(DType::fp8);
+  for (auto& use : row.items) {
+    if (use.name == "weights") use.bytes -= stage_linear_parameters(spec) * saving;
+  }
+}
+
+// The transpose of a block's largest linear weight, in fp8.
+double fp8_param_transpose_bytes(const WorkloadSpec& spec) {
+  if (!holds_fp8_params(spec)) return 0.0;
+  const auto& m = spec.model;
+  const double widest = static_cast<double>(std::max({m.qkv_width(), m.mlp_up_width(), m.ffn, m.hidden}));
+  return static_cast<double>(m.hidden) * widest / static_cast<double>(spec.parallel.tensor);
 }
 
 // The blocks a rank of `stage` holds (0-based over the model): chunk c's
@@ -272,12 +318,12 @@ std::vector<std::int64_t> stage_layers(const WorkloadSpec& spec, std::int64_t st
 // A block's activation bytes averaged over the stage's blocks: under full
 // every k only some are checkpointed.
 double mean_layer_activation_bytes(const WorkloadSpec& spec, std::int64_t stage) {
-  if (spec.recompute != ActivationRecompute::full || spec.recompute_every == 1) return layer_activation_bytes(spec);
+  if (recomputes_every_block(spec)) return layer_activation_bytes(spec);
   const auto layers = stage_layers(spec, stage);
+  const CheckpointedBlocks blocks = checkpointed_blocks(spec);
   double sum = 0.0;
   for (std::int64_t l : layers) {
-    sum += block_checkpointed(spec.recompute, spec.recompute_every, l) ? layer_activation_bytes(spec)
-                                                                       : full_layer_bytes(spec);
+    sum += block_checkpointed(spec.recompute, blocks, l) ? layer_activation_bytes(spec) : full_layer_bytes(spec);
   }
   return sum / static_cast<double>(layers.size());
 }
@@ -339,7 +385,7 @@ double temporary_bytes(const WorkloadSpec& spec, std::int64_t stage) {
   double always = context_buffer_bytes(spec);
   const bool sharded = shards_weights(spec.strategy) && par.gradient_replicas() > 1;
   double loss = stage == par.pipeline - 1 ? loss_buffer_bytes(spec, 1.0) : 0.0;
-  double block = recompute_transient_bytes(spec);
+  double block = recompute_transient_bytes(spec) + fp8_param_transpose_bytes(spec);
   if (sharded && spec.strategy == Strategy::fsdp) {
     always += fsdp_root_bytes(spec, stage);
     loss += largest_block_parameters(spec, stage) * bytes_per_element(spec.precision);  // the last block, kept
@@ -357,7 +403,11 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
   row.items = spec.finetune
                   ? finetune_state(spec, stage)
                   : model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
-  if (spec.fp8) row.items.push_back({"fp8_weight_copies", fp8_weight_copy_bytes(spec)});
+  if (holds_fp8_params(spec)) {
+    move_fp8_params_into_weights(spec, row);
+  } else if (spec.fp8) {
+    row.items.push_back({"fp8_weight_copies", fp8_weight_copy_bytes(spec)});
+  }
   const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
   row.in_flight = peak_in_flight(steps);
   // Blocks that run no backward (frozen below everything that trains) keep no activations.

@@ -136,6 +136,11 @@ void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPha
                            std::int64_t n, OpList& out);
 // A linear's `rows` x `n` output gradient cast to fp8 (E5M2) with its transpose.
 void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out);
+// A weight held in fp8 only (fp8.params) transposed for its dgrad GEMM
+// (Hopper's fp8 GEMMs take the TN layout only), made afresh each backward
+// rather than cached beside the weight.
+void append_fp8_weight_transpose(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
+                                 OpList& out);
 // Delayed scaling's per-layer amax history roll and scale update.
 void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out);
 

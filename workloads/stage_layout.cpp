@@ -49,7 +49,9 @@ ModelUnit layer_unit(const PassShape& base, std::int64_t layer) {
 // (TE's is_first_microbatch); weights that ZeRO-3/FSDP gather afresh for
 // every micro-batch are cast each time, and, gathered in fp8, as the shard
 // each rank casts before the gather (torchtitan's Float8 pre-all-gather).
+// Weights held in fp8 (fp8.params) are never cast.
 double fp8_weight_cast_share(const WorkloadSpec& spec) {
+  if (spec.fp8 && spec.fp8->params) return 0.0;
   if (!shards_weights(spec.strategy)) return 1.0 / static_cast<double>(spec.grad_accum);
   const bool gathered_in_fp8 = spec.fp8 && spec.fp8->param_all_gather;
   return gathered_in_fp8 ? 1.0 / static_cast<double>(spec.parallel.gradient_replicas()) : 1.0;
@@ -90,7 +92,7 @@ double StageChunk::expert_parameters() const {
 PassShape plan_shape(const WorkloadSpec& spec) {
   PassShape p = whole_model_shape(spec.model, spec.micro_batch, spec.precision, spec.ddp.grad_dtype);
   p.recompute = spec.recompute;
-  p.recompute_every = spec.recompute_every;
+  p.recompute_blocks = checkpointed_blocks(spec);
   p.attention = spec.attention;
   p.dropout = spec.dropout;
   p.tensor = spec.parallel.tensor;

@@ -232,6 +232,21 @@ void append_selective_op_recompute(const PassGeometry& g, std::int64_t l, OpList
   }
 }
 
+// A frozen column-parallel linear under TE userbuffers (fine-tuning): no
+// wgrad GEMM to hide the input gradient's reduce-scatter beside, so TE
+// pipelines it with the dgrad GEMM's row chunks (its rs_dgrad overlap),
+// which accumulate onto what the adapters' GEMMs added first.
+void frozen_column_backward_overlapped(const PassGeometry& g, const Linear& lin, OpList& out) {
+  const OpPhase bw = OpPhase::backward;
+  if (lin.adapters) {
+    // Its reader: dA, after dB and d(xA).
+    enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, 2, lin.operands == DType::fp8);
+    append_adapter_backward(g, lin.name, lin.k, lin.n, out);
+  }
+  gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands),
+                    out);
+}
+
 // The backward of a column-parallel GEMM's input side: with SP, re-gather the
 // saved row-sharded input for the weight gradient (overlapping the dgrad GEMM),
 // then reduce the input gradient while the wgrad GEMM runs (Megatron's
@@ -249,6 +264,11 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
   const bool bulk = te_layer && overlaps_tp_comm(g);
   append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
   if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
+  if (fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
+  if (bulk && !lin.trains) {
+    frozen_column_backward_overlapped(g, lin, out);
+    return;
+  }
   if (lin.trains || lin.adapters) {
     // Its reader: the wgrad after the dgrad, or dA after the dgrad, dB and d(xA).
     enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, lin.trains ? 1 : 3, fp8, bulk);
@@ -266,7 +286,8 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
 // SP-gathered and, in fp8, cast; dgrad, adapters, and wgrad unless frozen.
 void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  if (overlaps_tp_comm(g)) {  // full training only (checked at load)
+  if (lin.operands == DType::fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
+  if (overlaps_tp_comm(g)) {
     const bool fp8 = lin.operands == DType::fp8;
     if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.sequence_rows(), g.p.model.hidden, out);
     gather_then_gemm(g, lin.name + ".grad.all_gather", lin.name + ".dgrad", bw,
@@ -471,7 +492,7 @@ std::vector<ModelOp> backward_ops(const PassShape& p) {
   if (p.head) append_head_backward(g, out);
   for (std::int64_t l = p.last_layer_end() - 1; l >= p.first_layer && block_runs_backward(p, l); --l) {
     // Recomputed forward work is booked as backward time, as profilers show it.
-    if (block_checkpointed(p.recompute, p.recompute_every, l)) {
+    if (block_checkpointed(p.recompute, p.recompute_blocks, l)) {
       append_block_forward(g, l, OpPhase::backward, "recompute.", out);
     }
     if (p.recompute == ActivationRecompute::selective_op) append_selective_op_recompute(g, l, out);

@@ -17,6 +17,7 @@
 
 #include "models/devices/compute_work.hpp"
 #include "models/network/collective_op.hpp"
+#include "workloads/activation_checkpointing.hpp"
 #include "workloads/trace.hpp"
 #include "workloads/transformer_spec.hpp"
 #include "workloads/workload_config.hpp"
@@ -74,7 +75,7 @@ struct PassShape {
   DType dtype = DType::bf16;       // activations and weights
   DType grad_dtype = DType::bf16;  // weight gradients (written by wgrad GEMMs)
   ActivationRecompute recompute = ActivationRecompute::none;
-  std::int64_t recompute_every = 1;  // full: only every k-th block (activation_checkpointing.hpp)
+  CheckpointedBlocks recompute_blocks;  // full: which blocks (activation_checkpointing.hpp)
   AttentionKernel attention = AttentionKernel::flash2;
   double dropout = 0.0;                // > 0: dropout kernels on scores and residual branches
   std::int64_t tensor = 1;             // TP degree: heads, MLP columns and vocabulary split this many ways

@@ -281,24 +281,10 @@ void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
   }
 }
 
-// TE userbuffers' overlap is modelled for full training: its chunked GEMMs
-// are the block's own, not frozen weights with adapters. A framework default
-// that cannot apply is dropped. Under fp8 its buffers gather fp8, so an
-// explicit `fp8.tp_all_gather: false` contradicts it.
+// Under fp8 TE userbuffers gather fp8, so an explicit
+// `fp8.tp_all_gather: false` contradicts tp_comm_overlap.
 void check_tp_overlap_scope(const ConfigNode& node, WorkloadSpec& spec) {
   if (!spec.parallel.tp_comm_overlap) return;
-  const auto parallel = node.optional_child("parallel");
-  const bool explicit_overlap = parallel && parallel->has("tp_comm_overlap");
-  if (spec.finetune) {
-    if (!explicit_overlap) {
-      spec.parallel.tp_comm_overlap = false;
-      return;
-    }
-    parallel->child("tp_comm_overlap")
-        .fail(
-            "tp_comm_overlap is modelled for full training only; this workload uses finetune:; set "
-            "tp_comm_overlap: false");
-  }
   const auto fp8 = node.optional_child("fp8");
   if (spec.fp8 && fp8 && fp8->has("tp_all_gather") && !spec.fp8->tp_all_gather) {
     fp8->child("tp_all_gather")
@@ -469,6 +455,13 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
     expect_section(*f, "workload.fp8");
     spec.fp8->tp_all_gather = f->bool_or("tp_all_gather", false);
     spec.fp8->param_all_gather = f->bool_or("param_all_gather", false);
+    spec.fp8->params = f->bool_or("params", false);
+    spec.fp8->activation_input = f->bool_or("activation_input", false);
+    if (spec.fp8->params && shards_weights_strategy(spec.strategy)) {
+      f->child("params")
+          .fail("fp8 parameters are modelled for unsharded weights (ddp, zero1, zero2); with strategy " +
+                std::string(config_word(spec.strategy)) + " use param_all_gather (the shard cast to fp8 and gathered)");
+    }
     if (spec.fp8->tp_all_gather && !(spec.parallel.sequence && spec.parallel.tensor > 1)) {
       f->child("tp_all_gather")
           .fail(
@@ -493,6 +486,23 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
   }
 }
 
+// Megatron's block method counts its N blocks in each pipeline chunk.
+void check_recompute_layers(const ConfigNode& node, const WorkloadSpec& spec) {
+  if (!node.has("activation_recompute_layers")) return;
+  const ConfigNode field = node.child("activation_recompute_layers");
+  if (spec.recompute != ActivationRecompute::full)
+    field.fail("needs activation_recompute: full (it says how many blocks of each pipeline chunk full recompute re-runs)");
+  if (node.has("activation_recompute_every"))
+    field.fail("cannot be given with activation_recompute_every: choose the first N blocks of each chunk or every k-th");
+  const auto& par = spec.parallel;
+  const std::int64_t chunk = spec.model.layers / (par.pipeline * par.virtual_stages);
+  if (spec.recompute_layers > chunk) {
+    field.fail("must be 1 ... " + std::to_string(chunk) + " (the blocks of one pipeline chunk: " +
+               std::to_string(spec.model.layers) + " layers over " + std::to_string(par.pipeline * par.virtual_stages) +
+               " chunks), not " + std::to_string(spec.recompute_layers));
+  }
+}
+
 // selective_op follows torchtitan's op policy over a dense block's matmuls;
 // recompute_every picks which blocks `full` checkpoints.
 void check_recompute(const ConfigNode& node, const WorkloadSpec& spec) {
@@ -508,6 +518,7 @@ void check_recompute(const ConfigNode& node, const WorkloadSpec& spec) {
             "selective_op saves the fused attention kernel's output (SDPA); with attention: unfused use none, "
             "selective or full");
   }
+  check_recompute_layers(node, spec);
   if (!node.has("activation_recompute_every")) return;
   if (spec.recompute != ActivationRecompute::full) {
     node.child("activation_recompute_every")
@@ -579,6 +590,8 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   spec.recompute = parse_recompute(node);
   if (node.has("activation_recompute_every"))
     spec.recompute_every = node.positive_integer("activation_recompute_every");
+  if (node.has("activation_recompute_layers"))
+    spec.recompute_layers = node.positive_integer("activation_recompute_layers");
   if (node.has("attention")) {
     spec.attention = parse_word(node.child("attention"), kAttentionWords);
     spec.attention_given = true;

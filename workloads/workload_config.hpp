@@ -143,6 +143,10 @@ struct WorkloadSpec {
   // Under `full`: every recompute_every-th block (the k-th, 2k-th, ... counted
   // from 1) is checkpointed; 1 = all of them.
   std::int64_t recompute_every = 1;
+  // Under `full`: only the first recompute_layers blocks of each pipeline
+  // chunk are checkpointed (Megatron's --recompute-method block
+  // --recompute-num-layers N); 0 = all of them.
+  std::int64_t recompute_layers = 0;
   // The config's `attention`, or until the system is known the framework's
   // default (attention_given false): framework_attention by GPU architecture.
   AttentionKernel attention = AttentionKernel::flash2;

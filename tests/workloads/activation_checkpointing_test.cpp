@@ -39,11 +39,11 @@ double ac_gemm_flops(const std::vector<ModelOp>& ops) {
   return sum;
 }
 
-PassShape ac_llama_pass(ActivationRecompute recompute, std::int64_t every) {
+PassShape ac_llama_pass(ActivationRecompute recompute, std::int64_t every, std::int64_t first_of_chunk = 0) {
   const auto spec = llama_8b_ac(recompute);
   PassShape p = whole_model_shape(spec.model, 1, DType::bf16, DType::bf16);
   p.recompute = recompute;
-  p.recompute_every = every;
+  p.recompute_blocks = {every, first_of_chunk, spec.model.layers};
   return p;
 }
 
@@ -76,10 +76,10 @@ TEST_CASE("selective_op under TP with SP saves the sharded outputs and the reduc
 }
 
 TEST_CASE("full recompute every k checkpoints the k-th, 2k-th ... block only", "[workloads][memory][ac]") {
-  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, 2, 0));
-  CHECK(block_checkpointed(ActivationRecompute::full, 2, 1));
-  CHECK(block_checkpointed(ActivationRecompute::full, 1, 0));
-  CHECK_FALSE(block_checkpointed(ActivationRecompute::selective_op, 1, 0));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, {2, 0, 32}, 0));
+  CHECK(block_checkpointed(ActivationRecompute::full, {2, 0, 32}, 1));
+  CHECK(block_checkpointed(ActivationRecompute::full, {1, 0, 32}, 0));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::selective_op, {1, 0, 32}, 0));
   auto spec = llama_8b_ac(ActivationRecompute::full);
   spec.recompute_every = 2;
   const double kept_whole = layer_activation_bytes(llama_8b_ac(ActivationRecompute::none));
@@ -108,4 +108,32 @@ TEST_CASE("per-layer AC re-runs only the checkpointed blocks' forward", "[worklo
   CHECK(has_ac_op(half, "layer1.recompute.qkv"));
   CHECK_FALSE(has_ac_op(half, "layer0.recompute.qkv"));
   CHECK(ac_gemm_flops(half) - ac_gemm_flops(plain) == Approx(0.5 * (ac_gemm_flops(all) - ac_gemm_flops(plain))));
+}
+
+// Megatron's --recompute-method block --recompute-num-layers N: the first N
+// blocks of each pipeline chunk re-run, the rest keep everything.
+TEST_CASE("block recompute checkpoints the first N blocks of each pipeline chunk", "[workloads][memory][ac]") {
+  const CheckpointedBlocks blocks{1, 3, 8};
+  CHECK(block_checkpointed(ActivationRecompute::full, blocks, 0));
+  CHECK(block_checkpointed(ActivationRecompute::full, blocks, 2));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, blocks, 3));
+  CHECK(block_checkpointed(ActivationRecompute::full, blocks, 8));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, blocks, 15));
+  auto spec = llama_8b_ac(ActivationRecompute::full);
+  spec.parallel.pipeline = 4;  // chunks of 8 blocks: 3 checkpointed, 5 kept whole
+  spec.recompute_layers = 3;
+  const double kept_whole = layer_activation_bytes(llama_8b_ac(ActivationRecompute::none));
+  const double input_only = layer_activation_bytes(llama_8b_ac(ActivationRecompute::full));
+  const StageMemory first = estimate_memory(spec)[0];
+  // Stage 0 holds 4 micro-batches in flight (1F1B), each 5 whole and 3 checkpointed blocks.
+  CHECK(bytes_of(first, "activations") == Approx(first.in_flight * (5 * kept_whole + 3 * input_only)));
+}
+
+TEST_CASE("block recompute re-runs only the first N blocks' forward", "[workloads][ac]") {
+  const auto all = backward_ops(ac_llama_pass(ActivationRecompute::full, 1));
+  const auto first8 = backward_ops(ac_llama_pass(ActivationRecompute::full, 1, 8));
+  const auto plain = backward_ops(ac_llama_pass(ActivationRecompute::none, 1));
+  CHECK(has_ac_op(first8, "layer7.recompute.qkv"));
+  CHECK_FALSE(has_ac_op(first8, "layer8.recompute.qkv"));
+  CHECK(ac_gemm_flops(first8) - ac_gemm_flops(plain) == Approx(0.25 * (ac_gemm_flops(all) - ac_gemm_flops(plain))));
 }

@@ -176,3 +176,72 @@ TEST_CASE("the shipped LoRA and QLoRA configs run and fit", "[finetune][plans]")
     CHECK_FALSE(first_out_of_memory_rank(run.scenario));
   }
 }
+
+// NeMo's LoRA recipes run TE userbuffers under TP (MLPerf's H100 Llama 2 70B
+// LoRA used them). A frozen column-parallel linear has no wgrad to hide its
+// dgrad reduce-scatter beside, so the scatter is pipelined with the dgrad
+// GEMM's chunks; the step gets faster than without the overlap.
+TEST_CASE("LoRA under TP communication overlap pipelines the frozen dgrad's reduce-scatter", "[finetune][tp]") {
+  const std::string tp = "  model: llama2-7b\n  parallel: {data: 1, tensor: 8, sequence: true, tp_comm_overlap: ";
+  const std::string rest = "}\n  micro_batch: 1\n  global_batch: 4\n  finetune: {method: lora, rank: 16}\n";
+  const auto bwd = backward_ops(plan_shape(workload(tp + "true" + rest)));
+  op_named(bwd, "layer0.qkv.dgrad.chunk0");
+  op_named(bwd, "layer0.qkv.dgrad.reduce.chunk3");
+  op_named(bwd, "layer0.mlp_up.dgrad.chunk3");
+  CHECK_FALSE(has_op(bwd, "layer0.qkv.dgrad"));
+  CHECK_FALSE(has_op(bwd, "layer0.qkv.wgrad"));
+  op_named(bwd, "layer0.qkv.lora_a.wgrad");  // the adapters still train
+  const auto step = [&](const std::string& overlap) {
+    return run_scenario(load_scenario(write_config(run_config_text(tp + overlap + rest)))).step_s();
+  };
+  CHECK(step("true") < step("false"));
+}
+
+// NeMo's LoRA recipes keep the frozen base in fp8 only (fp8_params): 1 B per
+// linear weight instead of its bf16 copy and TE's fp8 copy and transpose; the
+// dgrad's transpose is made per GEMM and no weight is cast per step.
+TEST_CASE("fp8 parameters hold the frozen linears in one byte each", "[finetune][fp8]") {
+  const std::string base = kLlama7b + "  precision: fp8\n  finetune: {method: lora, rank: 16}\n";
+  const WorkloadSpec copies = workload(base);
+  const WorkloadSpec params = workload(base + "  fp8: {params: true}\n");
+  const auto& m = params.model;
+  const double linear = static_cast<double>(m.layers * m.linear_parameters());
+  const StageMemory with_copies = estimate_memory(copies).front();
+  const StageMemory fp8_only = estimate_memory(params).front();
+  CHECK(item_bytes(with_copies, "fp8_weight_copies") == Approx(2.0 * linear));
+  CHECK(item_bytes(fp8_only, "weights") == Approx(item_bytes(with_copies, "weights") - linear));
+  for (const auto& use : fp8_only.items) CHECK(use.name != "fp8_weight_copies");
+  const PassShape shape = plan_shape(params);
+  op_named(backward_ops(shape), "layer0.qkv.weight.fp8_transpose");
+  op_named(backward_ops(shape), "layer0.mlp_down.weight.fp8_transpose");
+  CHECK_FALSE(has_op(backward_ops(plan_shape(copies)), "layer0.qkv.weight.fp8_transpose"));
+  // The forward input cast no longer casts the weight.
+  const double cast_copies = op_named(forward_ops(plan_shape(copies)), "layer0.qkv.fp8_cast").work.memory_bytes;
+  const double cast_params = op_named(forward_ops(shape), "layer0.qkv.fp8_cast").work.memory_bytes;
+  CHECK(cast_params < cast_copies);
+}
+
+// A base linear without adapters keeps no input for a weight gradient; with
+// FP8_ACT the SwiGLU's gate and up are kept in fp8.
+TEST_CASE("LoRA keeps no inputs of frozen linears without adapters, fp8 activation inputs halve", "[finetune][memory]") {
+  const std::string base = kLlama7b + "  precision: fp8\n";
+  const auto activations = [&](const std::string& extra) {
+    return item_bytes(estimate_memory(workload(base + extra)).front(), "activations");
+  };
+  const WorkloadSpec spec = workload(base);
+  const double h = static_cast<double>(spec.model.hidden), ffn = static_cast<double>(spec.model.ffn);
+  const double sbh = 4096.0 * h;  // micro-batch 1 x seq 4096 x hidden
+  const double layers = static_cast<double>(spec.model.layers);
+  const double all4 = activations("  finetune: {method: lora, rank: 16}\n");
+  const double attention_only = activations("  finetune: {method: lora, rank: 16, targets: [qkv, proj]}\n");
+  // MLP up's and down's fp8 inputs (1 B, hidden and ffn wide) go.
+  CHECK(all4 - attention_only == Approx(layers * sbh * (1.0 + ffn / h)));
+  const double fp8_act = activations("  fp8: {activation_input: true}\n  finetune: {method: lora, rank: 16}\n");
+  CHECK(all4 - fp8_act == Approx(layers * sbh * 2.0 * ffn / h));
+}
+
+TEST_CASE("fp8 parameters with sharded weights are refused naming param_all_gather", "[finetune][fp8][errors]") {
+  CHECK_THAT(rejection(kLlama7b + "  precision: fp8\n  strategy: fsdp\n  fp8: {params: true}\n"),
+             Catch::Contains("workload.fp8.params") && Catch::Contains("param_all_gather"));
+  CHECK_THAT(rejection(kLlama7b + "  fp8: {params: true}\n"), Catch::Contains("precision: fp8"));
+}

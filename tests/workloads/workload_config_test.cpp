@@ -52,6 +52,9 @@ TEST_CASE("torchtitan's checkpointing modes parse", "[workloads][config]") {
       parse_text(with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_every: 2"));
   CHECK(every.recompute == ActivationRecompute::full);
   CHECK(every.recompute_every == 2);
+  const auto block = parse_text(
+      with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_layers: 5"));
+  CHECK(block.recompute_layers == 5);
 }
 
 TEST_CASE("a DDP workload parses with derived accumulation", "[workloads][config]") {
@@ -136,6 +139,14 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.activation_recompute_every", "must be 1 ... 24 (the model's layers), not 25"},
       {with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_every: 0"),
        "workload.activation_recompute_every", "positive"},
+      {with_line("activation_recompute", "  activation_recompute: selective\n  activation_recompute_layers: 2"),
+       "workload.activation_recompute_layers", "needs activation_recompute: full"},
+      {with_line("activation_recompute",
+                 "  activation_recompute: full\n  activation_recompute_layers: 2\n  activation_recompute_every: 2"),
+       "workload.activation_recompute_layers", "cannot be given with activation_recompute_every"},
+      {"workload: {model: gpt-1.3b, parallel: {data: 1, pipeline: 4}, micro_batch: 1, global_batch: 4, "
+       "activation_recompute: full, activation_recompute_layers: 7}\n",
+       "workload.activation_recompute_layers", "must be 1 ... 6 (the blocks of one pipeline chunk"},
       {"workload: {model: mixtral-8x7b, parallel: {data: 2}, micro_batch: 1, activation_recompute: selective_op}\n",
        "workload.activation_recompute", "dense blocks only"},
       {with_line("activation_recompute", "  activation_recompute: selective_op\n  attention: unfused"),
@@ -185,13 +196,10 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.parallel.tp_comm_overlap", "this plan has tensor = 1, sequence: true"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8, tp_comm_overlap: yes please}, micro_batch: 1}\n",
        "workload.parallel.tp_comm_overlap", "true"},
-      // The overlap is modelled for full training only; under fp8 its buffers gather fp8.
+      // Under fp8 the overlap's buffers gather fp8.
       {"workload: {model: gpt-1.3b, precision: fp8, fp8: {tp_all_gather: false}, parallel: {data: 1, tensor: 8, "
        "sequence: true, tp_comm_overlap: true}, micro_batch: 1}\n",
        "workload.fp8.tp_all_gather", "userbuffers all-gather the fp8 inputs"},
-      {"workload: {model: gpt-1.3b, parallel: {data: 1, tensor: 8, sequence: true, tp_comm_overlap: true}, "
-       "micro_batch: 1, finetune: {method: lora, rank: 8}}\n",
-       "workload.parallel.tp_comm_overlap", "this workload uses finetune:"},
       {with_line("ddp", "  ddp: {overlap_param_gather: true}"), "workload.ddp.overlap_param_gather",
        "needs strategy zero1 or zero2 (Megatron's --use-distributed-optimizer), not ddp"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: fsdp, micro_batch: 1, ddp: {overlap_param_gather: "
