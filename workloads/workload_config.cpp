@@ -458,9 +458,9 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
     spec.fp8->params = f->bool_or("params", false);
     spec.fp8->activation_input = f->bool_or("activation_input", false);
     if (spec.fp8->params && shards_weights_strategy(spec.strategy)) {
-      f->child("params")
-          .fail("fp8 parameters are modelled for unsharded weights (ddp, zero1, zero2); with strategy " +
-                std::string(config_word(spec.strategy)) + " use param_all_gather (the shard cast to fp8 and gathered)");
+      f->child("params").fail("fp8 parameters are modelled for unsharded weights (ddp, zero1, zero2); with strategy " +
+                              std::string(config_word(spec.strategy)) +
+                              " use param_all_gather (the shard cast to fp8 and gathered)");
     }
     if (spec.fp8->tp_all_gather && !(spec.parallel.sequence && spec.parallel.tensor > 1)) {
       f->child("tp_all_gather")
@@ -491,9 +491,11 @@ void check_recompute_layers(const ConfigNode& node, const WorkloadSpec& spec) {
   if (!node.has("activation_recompute_layers")) return;
   const ConfigNode field = node.child("activation_recompute_layers");
   if (spec.recompute != ActivationRecompute::full)
-    field.fail("needs activation_recompute: full (it says how many blocks of each pipeline chunk full recompute re-runs)");
+    field.fail(
+        "needs activation_recompute: full (it says how many blocks of each pipeline chunk full recompute re-runs)");
   if (node.has("activation_recompute_every"))
-    field.fail("cannot be given with activation_recompute_every: choose the first N blocks of each chunk or every k-th");
+    field.fail(
+        "cannot be given with activation_recompute_every: choose the first N blocks of each chunk or every k-th");
   const auto& par = spec.parallel;
   const std::int64_t chunk = spec.model.layers / (par.pipeline * par.virtual_stages);
   if (spec.recompute_layers > chunk) {

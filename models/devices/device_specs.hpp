@@ -3,11 +3,13 @@
 // the catalogue owns them and hands out const references. Every group of
 // figures keeps the source it was read from (datasheet or measurement id).
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "models/devices/power_model.hpp"
 #include "models/devices/attention_kernel.hpp"
 #include "models/devices/dtype_table.hpp"
 #include "sim/core/dtype.hpp"
@@ -71,9 +73,11 @@ struct GpuComputeParams {
   double vector_efficiency = 1.0;  // sustained / peak of the non-tensor (CUDA-core) rate
   // Time of a tensor-core kernel (gemm, attention) run back to back for
   // seconds over its time in a short burst, which is how the GEMM and
-  // attention fits were measured: the clock drop under the power cap. 1 where
-  // not measured. Applies to ComputeWork::sustained kernels only.
+  // attention fits were measured: the clock drop under the power cap. From
+  // the power model at the part's TDP (or a variant's power limit); 1 where
+  // the part has none. Applies to ComputeWork::sustained kernels only.
   double sustained_tensor_slowdown = 1.0;
+  std::optional<PowerModel> power_model;
   GemmEfficiencyParams gemm;
   AttentionEfficiencyParams attention;
 };

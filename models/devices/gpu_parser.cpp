@@ -142,19 +142,44 @@ AttentionEfficiencyParams read_attention(const ConfigNode& block) {
   return attention;
 }
 
-void read_compute_model(const ConfigNode& block, GpuSpec& gpu) {
-  block.expect_keys({"sm_count", "launch_overhead", "memory_efficiency", "vector_efficiency",
-                     "sustained_tensor_slowdown", "gemm", "attention", "source"});
-  gpu.compute.sm_count = static_cast<int>(block.positive_integer("sm_count"));
-  gpu.launch_overhead = block.time("launch_overhead");
-  gpu.compute.memory_efficiency = read_fraction(block, "memory_efficiency");
-  gpu.compute.vector_efficiency = read_fraction(block, "vector_efficiency");
+PowerModel read_power_model(const ConfigNode& block) {
+  block.expect_keys({"idle_fraction", "settled_clock_at_tdp", "slowdown_at_tdp", "source"});
+  PowerModel model{read_fraction(block, "idle_fraction"), read_fraction(block, "settled_clock_at_tdp"),
+                   block.child("slowdown_at_tdp").as_number()};
+  if (model.idle_fraction >= 1.0) block.child("idle_fraction").fail("must be below 1 (idle draw under the TDP)");
+  if (model.slowdown_at_tdp < 1.0)
+    block.child("slowdown_at_tdp").fail("must be at least 1 (a sustained kernel is not faster than a burst of it)");
+  read_source(block);
+  return model;
+}
+
+// The slowdown is the power model's at the part's TDP, or given outright
+// where a part has no model (never both: one would contradict the other).
+void read_sustained_clock(const ConfigNode& block, GpuSpec& gpu) {
+  if (auto model = block.optional_child("power_model")) {
+    if (block.has("sustained_tensor_slowdown"))
+      block.child("sustained_tensor_slowdown").fail("follows from power_model; give one or the other");
+    gpu.compute.power_model = read_power_model(*model);
+    gpu.compute.sustained_tensor_slowdown =
+        sustained_tensor_slowdown(*gpu.compute.power_model, gpu.tdp_watts, gpu.tdp_watts);
+    return;
+  }
   if (auto slowdown = block.optional_child("sustained_tensor_slowdown")) {
     gpu.compute.sustained_tensor_slowdown = slowdown->as_number();
     if (gpu.compute.sustained_tensor_slowdown < 1.0) {
       slowdown->fail("must be at least 1 (a sustained kernel is not faster than a burst of it)");
     }
   }
+}
+
+void read_compute_model(const ConfigNode& block, GpuSpec& gpu) {
+  block.expect_keys({"sm_count", "launch_overhead", "memory_efficiency", "vector_efficiency",
+                     "sustained_tensor_slowdown", "power_model", "gemm", "attention", "source"});
+  gpu.compute.sm_count = static_cast<int>(block.positive_integer("sm_count"));
+  gpu.launch_overhead = block.time("launch_overhead");
+  gpu.compute.memory_efficiency = read_fraction(block, "memory_efficiency");
+  gpu.compute.vector_efficiency = read_fraction(block, "vector_efficiency");
+  read_sustained_clock(block, gpu);
   gpu.compute.gemm = read_gemm(block.child("gemm"), gpu.peak_rate);
   gpu.compute.attention = read_attention(block.child("attention"));
   gpu.sources["compute_model"] = read_source(block);

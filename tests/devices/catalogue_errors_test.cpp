@@ -91,6 +91,26 @@ TEST_CASE("a sustained tensor slowdown below 1 is refused at its field", "[devic
   CHECK(DeviceCatalogue::from_yaml(kGoodGpu, "good.yaml").gpu("test-gpu").compute.sustained_tensor_slowdown == 1.0);
 }
 
+TEST_CASE("a power model prices the sustained clock, and a bad one is refused at its field", "[devices][errors]") {
+  const std::string model =
+      "vector_efficiency: 0.8\n      power_model: {idle_fraction: 0.1, settled_clock_at_tdp: 0.7, "
+      "slowdown_at_tdp: 1.1, source: test}";
+  const auto ok = DeviceCatalogue::from_yaml(replaced("vector_efficiency: 0.8", model), "ok.yaml");
+  CHECK(ok.gpu("test-gpu").compute.sustained_tensor_slowdown == Approx(1.1));
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = model;
+    text.replace(text.find(from), from.size(), to);
+    return error_of(replaced("vector_efficiency: 0.8", text));
+  };
+  CHECK_THAT(with("slowdown_at_tdp: 1.1", "slowdown_at_tdp: 0.9"),
+             Catch::Contains("power_model.slowdown_at_tdp") && Catch::Contains("at least 1"));
+  CHECK_THAT(with("settled_clock_at_tdp: 0.7", "settled_clock_at_tdp: 1.7"),
+             Catch::Contains("power_model.settled_clock_at_tdp") && Catch::Contains("fraction"));
+  CHECK_THAT(with("idle_fraction: 0.1", "idle_fraction: 1"), Catch::Contains("power_model.idle_fraction"));
+  CHECK_THAT(with("source: test}", "source: test}\n      sustained_tensor_slowdown: 1.2"),
+             Catch::Contains("sustained_tensor_slowdown") && Catch::Contains("power_model"));
+}
+
 TEST_CASE("unknown fields and sections and duplicate ids are refused", "[devices][errors]") {
   CHECK_THAT(error_of(replaced("name: Test GPU", "name: Test GPU\n    nmae: typo")),
              Catch::Contains("gpus.test-gpu.nmae") && Catch::Contains("valid fields"));

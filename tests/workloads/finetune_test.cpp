@@ -223,7 +223,8 @@ TEST_CASE("fp8 parameters hold the frozen linears in one byte each", "[finetune]
 
 // A base linear without adapters keeps no input for a weight gradient; with
 // FP8_ACT the SwiGLU's gate and up are kept in fp8.
-TEST_CASE("LoRA keeps no inputs of frozen linears without adapters, fp8 activation inputs halve", "[finetune][memory]") {
+TEST_CASE("LoRA keeps no inputs of frozen linears without adapters, fp8 activation inputs halve",
+          "[finetune][memory]") {
   const std::string base = kLlama7b + "  precision: fp8\n";
   const auto activations = [&](const std::string& extra) {
     return item_bytes(estimate_memory(workload(base + extra)).front(), "activations");

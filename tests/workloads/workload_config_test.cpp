@@ -52,8 +52,8 @@ TEST_CASE("torchtitan's checkpointing modes parse", "[workloads][config]") {
       parse_text(with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_every: 2"));
   CHECK(every.recompute == ActivationRecompute::full);
   CHECK(every.recompute_every == 2);
-  const auto block = parse_text(
-      with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_layers: 5"));
+  const auto block =
+      parse_text(with_line("activation_recompute", "  activation_recompute: full\n  activation_recompute_layers: 5"));
   CHECK(block.recompute_layers == 5);
 }
 

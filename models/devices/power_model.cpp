@@ -1,0 +1,22 @@
+#include "models/devices/power_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace simctl {
+
+double settled_clock_fraction(const PowerModel& model, double tdp_watts, double limit_watts) {
+  const double idle = model.idle_fraction * tdp_watts;
+  if (!(limit_watts > idle)) throw std::invalid_argument("a power limit must exceed the idle draw");
+  const double r = model.settled_clock_at_tdp * std::cbrt((limit_watts - idle) / (tdp_watts - idle));
+  return std::min(1.0, r);
+}
+
+double sustained_tensor_slowdown(const PowerModel& model, double tdp_watts, double limit_watts) {
+  if (model.settled_clock_at_tdp >= 1.0) return model.slowdown_at_tdp;
+  const double exponent = std::log(model.slowdown_at_tdp) / -std::log(model.settled_clock_at_tdp);
+  return std::pow(settled_clock_fraction(model, tdp_watts, limit_watts), -exponent);
+}
+
+}  // namespace simctl

@@ -1,0 +1,36 @@
+#pragma once
+// The clock a GPU settles at when tensor-core kernels run back to back under
+// its power limit, and what that costs their time. One model for every part
+// of an architecture, fitted to a measurement at the part's TDP
+// (models/devices/measured/):
+//
+//   board power while such kernels run, at clock fraction r of burst:
+//     P(r) = S + (B - S) r^3        (dynamic power ~ f V^2, V ~ f near the top)
+//   with S the idle draw and B the draw the kernels would reach at the burst
+//   clock were the board not capped. The power controller holds P(r) at the
+//   limit L. Measured at L = TDP: the settled clock r0 and the slowdown s0,
+//   so B - S = (TDP - S) / r0^3, and at another limit
+//     r = r0 cbrt((L - S) / (TDP - S))        (1 at most)
+//     slowdown = r^-g,  g = ln s0 / ln(1/r0)
+//   (the time grows less than 1/r: part of it waits on memory, which the SM
+//   clock does not set).
+//
+// The measurement is written as ratios (idle / TDP, r0, s0), so parts of one
+// architecture at their own TDP settle alike and a lower limit (a GPU
+// variant's power_limit) settles lower.
+namespace simctl {
+
+struct PowerModel {
+  double idle_fraction = 0.0;         // S / TDP
+  double settled_clock_at_tdp = 1.0;  // r0: SM clock / burst clock, tensor kernels back to back at TDP
+  double slowdown_at_tdp = 1.0;       // s0: their time / burst time there
+};
+
+// Clock fraction r at `limit_watts` for a part of `tdp_watts`, at most 1.
+// The limit must exceed the idle draw.
+double settled_clock_fraction(const PowerModel& model, double tdp_watts, double limit_watts);
+
+// Time of a tensor kernel run back to back over its burst time, at `limit_watts`.
+double sustained_tensor_slowdown(const PowerModel& model, double tdp_watts, double limit_watts);
+
+}  // namespace simctl
