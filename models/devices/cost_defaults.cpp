@@ -25,13 +25,17 @@ std::map<std::string, double> by_gpu(const ConfigNode& node, std::string_view ke
 
 CostDefaults CostDefaults::load_file(const std::string& path) {
   const ConfigNode root = ConfigNode::load_file(path);
-  root.expect_keys({"pricing", "power"});
-  const ConfigNode pricing = root.child("pricing"), power = root.child("power");
+  root.expect_keys({"pricing", "owned", "power"});
+  const ConfigNode pricing = root.child("pricing"), power = root.child("power"), owned = root.child("owned");
   pricing.expect_keys({"currency", "gpu_hour_price"});
+  owned.expect_keys({"gpu_price", "network_port_price", "amortisation_years"});
   power.expect_keys({"gpu_idle_fraction", "pue", "electricity_price_per_kwh", "host_watts_per_gpu"});
   CostDefaults d;
   d.currency = pricing.string("currency");
   d.gpu_hour_price = by_gpu(pricing.child("gpu_hour_price"), "price");
+  d.gpu_purchase_price = by_gpu(owned.child("gpu_price"), "price");
+  d.network_port_price = sourced(owned.child("network_port_price"), "value");
+  d.amortisation_years = sourced(owned.child("amortisation_years"), "value");
   d.gpu_idle_fraction = sourced(power.child("gpu_idle_fraction"), "value");
   d.pue = sourced(power.child("pue"), "value");
   d.electricity_price_per_kwh = sourced(power.child("electricity_price_per_kwh"), "value");

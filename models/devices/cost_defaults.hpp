@@ -11,6 +11,12 @@ namespace simctl {
 struct CostDefaults {
   std::string currency;
   std::map<std::string, double> gpu_hour_price;  // by GPU model id
+  // A buyer's: each GPU installed (its share of server or rack), by GPU model
+  // id; a NIC port with its share of switches and optics; the years a
+  // purchase is spread over.
+  std::map<std::string, double> gpu_purchase_price;
+  double network_port_price = 0.0;
+  double amortisation_years = 4.0;
   double gpu_idle_fraction = 0.0;
   double pue = 1.0;
   double electricity_price_per_kwh = 0.0;

@@ -82,6 +82,8 @@ void DeviceCatalogue::add(const ConfigNode& root) {
   if (auto s = root.optional_child("storage")) add_section(*s, storages_, parse_storage);
 }
 
+void DeviceCatalogue::add_gpu(const GpuSpec& gpu) { gpus_.insert_or_assign(gpu.id, gpu); }
+
 const GpuSpec* DeviceCatalogue::find_gpu(std::string_view id) const { return find_in(gpus_, id); }
 const GpuSpec& DeviceCatalogue::gpu(std::string_view id) const { return get_in(gpus_, id, "GPU"); }
 std::vector<std::string> DeviceCatalogue::gpu_ids() const { return ids_of(gpus_); }

@@ -27,6 +27,10 @@ class DeviceCatalogue {
   // Adds the entries of one parsed file.
   void add(const ConfigNode& root);
 
+  // A GPU defined outside the catalogue files (a system's variant,
+  // gpu_variant.hpp); replaces an entry of the same id.
+  void add_gpu(const GpuSpec& gpu);
+
   const GpuSpec* find_gpu(std::string_view id) const;
   const GpuSpec& gpu(std::string_view id) const;  // std::out_of_range listing valid ids
   std::vector<std::string> gpu_ids() const;

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "models/devices/power_model.hpp"
 #include "models/devices/attention_kernel.hpp"
 #include "models/devices/dtype_table.hpp"
+#include "models/devices/power_model.hpp"
 #include "sim/core/dtype.hpp"
 #include "sim/core/units.hpp"
 
@@ -83,8 +83,9 @@ struct GpuComputeParams {
 };
 
 struct GpuSpec {
-  std::string id;    // catalogue key, e.g. "h100-sxm"
-  std::string name;  // display name
+  std::string id;          // catalogue key, e.g. "h100-sxm"
+  std::string variant_of;  // a system's variant (gpu_variant.hpp): its catalogue part; empty otherwise
+  std::string name;        // display name
   std::string architecture;
 
   // Dense peak rates. fp32 is the non-tensor (CUDA-core) rate; the others are

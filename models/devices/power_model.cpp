@@ -13,10 +13,11 @@ double settled_clock_fraction(const PowerModel& model, double tdp_watts, double 
   return std::min(1.0, r);
 }
 
-double sustained_tensor_slowdown(const PowerModel& model, double tdp_watts, double limit_watts) {
+double sustained_tensor_slowdown(const PowerModel& model, double tdp_watts, double limit_watts, double clock_scale) {
   if (model.settled_clock_at_tdp >= 1.0) return model.slowdown_at_tdp;
   const double exponent = std::log(model.slowdown_at_tdp) / -std::log(model.settled_clock_at_tdp);
-  return std::pow(settled_clock_fraction(model, tdp_watts, limit_watts), -exponent);
+  const double own = std::min(1.0, settled_clock_fraction(model, tdp_watts, limit_watts) / clock_scale);
+  return std::pow(own, -exponent);
 }
 
 }  // namespace simctl

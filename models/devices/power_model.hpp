@@ -30,7 +30,11 @@ struct PowerModel {
 // The limit must exceed the idle draw.
 double settled_clock_fraction(const PowerModel& model, double tdp_watts, double limit_watts);
 
-// Time of a tensor kernel run back to back over its burst time, at `limit_watts`.
-double sustained_tensor_slowdown(const PowerModel& model, double tdp_watts, double limit_watts);
+// Time of a tensor kernel run back to back over its burst time, at
+// `limit_watts`, on a part whose burst clock is `clock_scale` of the
+// modelled one's (a variant clocked lower reaches the settled clock from
+// nearer, so it slows less from its own burst).
+double sustained_tensor_slowdown(const PowerModel& model, double tdp_watts, double limit_watts,
+                                 double clock_scale = 1.0);
 
 }  // namespace simctl

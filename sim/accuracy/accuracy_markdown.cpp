@@ -64,7 +64,11 @@ std::string not_expressible_table(const ReferenceRuns& runs) {
 
 }  // namespace
 
-std::string accuracy_group(const std::string& gpu) { return gpu == "A100" ? "A100" : "H100 / H200"; }
+std::string accuracy_group(const std::string& gpu) {
+  if (gpu == "A100") return "A100";
+  if (gpu == "H100" || gpu == "H200") return "H100 / H200";
+  return "Across generations and vendors";
+}
 
 std::string accuracy_row(const ReferenceRun& run, const ReferenceResult& result) {
   return "| " + run.id + " | " + std::to_string(result.gpus) + " | " + with_unit(run, run.measured) + " | " +

@@ -20,7 +20,8 @@ inline constexpr BlockMarkers kReadmeAccuracyMarkers{
     "<!-- BEGIN accuracy tables copied by simctl-accuracy-report from docs/accuracy.md -->",
     "<!-- END accuracy tables -->"};
 
-// "A100" or "H100 / H200": the group docs/accuracy.md reports a GPU under.
+// "A100", "H100 / H200" or "Across generations and vendors" (Blackwell, AMD
+// Instinct): the group docs/accuracy.md reports a GPU under.
 std::string accuracy_group(const std::string& gpu);
 
 // "out of sample: 5 points, median |error| 4.2 %, max 7.0 %" (errors as

@@ -135,8 +135,9 @@ po::options_description transfer_options() {
 }
 
 int transfer_command_main(const ParsedOptions& options, std::ostream& out) {
-  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  DeviceCatalogue catalogue = DeviceCatalogue::load();
   const System system = load_system_argument(options.positionals[0], catalogue, LinkKindTable::load());
+  for (const GpuSpec& variant : system.gpu_variants()) catalogue.add_gpu(variant);
   const std::string memory = options.values["host-memory"].as<std::string>();
   if (memory != "pinned" && memory != "pageable") {
     throw UsageError("--host-memory: '" + memory + "' is not pinned or pageable");

@@ -210,6 +210,15 @@ FlopRate ConfigNode::as_flop_rate() const {
   return FlopRate{*value};
 }
 
+double ConfigNode::as_power_watts() const {
+  const std::string text = scalar_text("a power such as '700 W'");
+  auto value = parse_power_watts(text);
+  if (!value) fail("'" + text + "' is not a power; write a number and one of " + std::string(kPowerUnits));
+  if (*value <= 0) fail("power must be positive, got '" + text + "'");
+  if (*value > kMaxPowerWatts) fail("power '" + text + "' is above 1 MW, the most simctl accepts for one part");
+  return *value;
+}
+
 std::string ConfigNode::as_choice(std::initializer_list<std::string_view> options) const {
   return as_choice(std::vector<std::string>(options.begin(), options.end()));
 }

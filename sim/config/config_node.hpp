@@ -54,6 +54,7 @@ class ConfigNode {
   Bytes as_size() const;           // "80 GiB"; must be >= 0
   TimePs as_time() const;          // "2 us"; must be >= 0
   FlopRate as_flop_rate() const;   // "989 TFLOP/s"; must be > 0
+  double as_power_watts() const;   // "500 W"; must be > 0
   std::string as_choice(std::initializer_list<std::string_view> options) const;
   std::string as_choice(const std::vector<std::string>& options) const;
 

@@ -21,6 +21,7 @@ inline constexpr double kMinBandwidthBytesPerS = 1e3;   // 1 KB/s
 inline constexpr double kMaxBandwidthBytesPerS = 1e18;  // 1 EB/s
 inline constexpr double kMinFlopRate = 1e6;             // 1 MFLOP/s
 inline constexpr double kMaxFlopRate = 1e21;            // 1 ZFLOP/s
+inline constexpr double kMaxPowerWatts = 1e6;           // 1 MW: a typo guard for one part's power
 
 // Throws ConfigError at `path` when the file is larger than `limit_bytes`,
 // saying both sizes; `what` names the kind of file ("config", "trace").

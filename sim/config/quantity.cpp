@@ -85,6 +85,12 @@ constexpr std::array<UnitFactor, 4> kFlopTable{{
     {"PFLOP/s", kPeta},
 }};
 
+constexpr std::array<UnitFactor, 3> kPowerTable{{
+    {"W", 1.0},
+    {"kW", 1e3},
+    {"MW", 1e6},
+}};
+
 std::string printf_string(const char* fmt, double value, const char* unit) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, fmt, value, unit);
@@ -97,6 +103,7 @@ std::optional<double> parse_bandwidth_bytes_per_s(std::string_view text) { retur
 std::optional<double> parse_size_bytes(std::string_view text) { return parse_with(text, kSizeTable); }
 std::optional<double> parse_time_seconds(std::string_view text) { return parse_with(text, kTimeTable); }
 std::optional<double> parse_flop_rate(std::string_view text) { return parse_with(text, kFlopTable); }
+std::optional<double> parse_power_watts(std::string_view text) { return parse_with(text, kPowerTable); }
 
 std::string format_bytes(double bytes) {
   const double magnitude = std::fabs(bytes);

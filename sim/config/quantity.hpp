@@ -18,6 +18,7 @@ std::optional<double> parse_bandwidth_bytes_per_s(std::string_view text);
 std::optional<double> parse_size_bytes(std::string_view text);
 std::optional<double> parse_time_seconds(std::string_view text);
 std::optional<double> parse_flop_rate(std::string_view text);
+std::optional<double> parse_power_watts(std::string_view text);
 
 // The units accepted for each dimension, for error messages.
 inline constexpr std::string_view kBandwidthUnits =
@@ -25,6 +26,7 @@ inline constexpr std::string_view kBandwidthUnits =
 inline constexpr std::string_view kSizeUnits = "B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB, PiB";
 inline constexpr std::string_view kTimeUnits = "ps, ns, us, ms, s";
 inline constexpr std::string_view kFlopRateUnits = "FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s";
+inline constexpr std::string_view kPowerUnits = "W, kW, MW";
 
 // Human-readable forms used in reports and error messages.
 std::string format_bytes(double bytes);      // "1.00 GiB"

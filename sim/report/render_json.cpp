@@ -91,11 +91,20 @@ json memory_json(const std::vector<RankMemory>& memory) {
 }
 
 // Per million tokens is null for a model without tokens (MLP, CNN).
+json owned_json(const CostReport& c, bool has_tokens) {
+  if (!c.owned) return nullptr;
+  return {{"per_step", c.owned_cost_per_step},
+          {"hardware_per_step", c.owned_hardware_per_step},
+          {"per_million_tokens", has_tokens ? json(c.owned_cost_per_million_tokens) : json(nullptr)},
+          {"assumptions", c.owned_assumptions}};
+}
+
 json cost_json(const CostReport& c, bool has_tokens) {
   if (!c.priced) return nullptr;
   return {{"currency", c.currency},
           {"per_step", c.cost_per_step},
-          {"per_million_tokens", has_tokens ? json(c.cost_per_million_tokens) : json(nullptr)}};
+          {"per_million_tokens", has_tokens ? json(c.cost_per_million_tokens) : json(nullptr)},
+          {"owned", owned_json(c, has_tokens)}};
 }
 
 json energy_json(const CostReport& c) {

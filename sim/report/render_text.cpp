@@ -199,6 +199,13 @@ std::string cost_lines(const StepReport& r) {
     out += line("Energy           %.1f J per step (GPUs %.1f J), average %.2f kW", c.total_energy_joules,
                 c.gpu_energy_joules, c.average_power_watts / 1e3);
   }
+  if (c.owned && r.tokens_per_s) {
+    out += line("Owned cost       %.5f %s per step, %.3f %s per million tokens (%s)", c.owned_cost_per_step,
+                c.currency.c_str(), c.owned_cost_per_million_tokens, c.currency.c_str(), c.owned_assumptions.c_str());
+  } else if (c.owned) {
+    out += line("Owned cost       %.5f %s per step (%s)", c.owned_cost_per_step, c.currency.c_str(),
+                c.owned_assumptions.c_str());
+  }
   return out;
 }
 

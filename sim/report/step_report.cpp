@@ -1,6 +1,7 @@
 #include "sim/report/step_report.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "models/devices/device_catalogue.hpp"
 #include "sim/exec/execution_result.hpp"
@@ -58,13 +59,33 @@ void add_throughput(const Trace& trace, const System& system, const DeviceCatalo
   report.dtype = std::string(to_string(trace.compute_dtype));
 }
 
+// The NIC ports a buyer pays for per GPU: those of the nodes the run spans
+// over the GPUs there (each NIC counted with its catalogue port count).
+double nic_ports_per_gpu(const Trace& trace, const System& system, const DeviceCatalogue& catalogue) {
+  std::set<int> spanned;
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) spanned.insert(system.part(rank_part(trace, system, r)).node);
+  double ports = 0.0, gpus = 0.0;
+  for (PartKind kind : {PartKind::nic, PartKind::gpu}) {
+    for (EndpointId id : system.parts_of_kind(kind)) {
+      const Part& part = system.part(id);
+      if (spanned.count(part.node) == 0) continue;
+      if (kind == PartKind::gpu)
+        gpus += 1.0;
+      else if (const NicSpec* nic = catalogue.find_nic(part.model))
+        ports += nic->ports;
+    }
+  }
+  return gpus > 0.0 ? ports / gpus : 0.0;
+}
+
 void add_costs(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, const CostSpec& spec,
                StepReport& report) {
   std::vector<GpuActivity> gpus;
   for (std::size_t r = 0; r < report.per_rank.size(); ++r) {
     gpus.push_back({rank_gpu(trace, system, catalogue, r).tdp_watts, report.per_rank[r].compute()});
   }
-  report.costs = compute_costs(spec, report.step_time, trace.totals.tokens, report.nodes, gpus);
+  report.costs = compute_costs(spec, report.step_time, trace.totals.tokens, report.nodes, gpus,
+                               nic_ports_per_gpu(trace, system, catalogue));
 }
 
 void add_memory(const Trace& trace, const System& system, const DeviceCatalogue& catalogue, const ReportInputs& inputs,

@@ -376,6 +376,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     s.system = load_system(system_node, s.catalogue, s.link_kinds);
     if (auto stragglers = root.optional_child("stragglers")) apply_stragglers(*stragglers, s.system);
   }
+  for (const GpuSpec& variant : s.system.gpu_variants()) s.catalogue.add_gpu(variant);
   const ConfigNode workload_node = section(root, "workload", file_overrides);
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
     TraceWorkload replay = load_trace_workload(workload_node, s.system);

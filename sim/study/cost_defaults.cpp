@@ -11,10 +11,15 @@ StudyCosts study_costs(const Scenario& s, const CostDefaults& defaults) {
   std::set<int> nodes;
   for (std::uint32_t r = 0; r < s.trace.ranks.size(); ++r)
     nodes.insert(s.system.part(s.system.gpus()[s.trace.gpu_index(r)]).node);
+  // A variant is priced and powered as the catalogue part it changes.
+  const auto catalogue_part = [&](std::uint32_t rank) -> const std::string& {
+    const GpuSpec& gpu = s.catalogue.gpu(s.system.part(s.system.gpus()[s.trace.gpu_index(rank)]).model);
+    return gpu.variant_of.empty() ? gpu.id : gpu.variant_of;
+  };
   const auto mean_over_ranks = [&](const std::map<std::string, double>& table) -> std::optional<double> {
     double sum = 0.0;
     for (std::uint32_t r = 0; r < s.trace.ranks.size(); ++r) {
-      auto it = table.find(s.system.part(s.system.gpus()[s.trace.gpu_index(r)]).model);
+      auto it = table.find(catalogue_part(r));
       if (it == table.end()) return std::nullopt;
       sum += it->second;
     }
@@ -22,7 +27,9 @@ StudyCosts study_costs(const Scenario& s, const CostDefaults& defaults) {
   };
   if (!out.spec.pricing) {
     if (auto price = mean_over_ranks(defaults.gpu_hour_price)) {
-      out.spec.pricing = PricingSpec{*price, defaults.currency};
+      out.spec.pricing = PricingSpec{*price, defaults.currency, std::nullopt};
+      if (auto purchase = mean_over_ranks(defaults.gpu_purchase_price))
+        out.spec.pricing->owned = OwnedSpec{*purchase, defaults.network_port_price, defaults.amortisation_years};
       out.pricing_from_defaults = true;
     }
   }

@@ -46,6 +46,7 @@ void add_report(const StepReport& report, const StudyCosts& costs, PointMetrics&
   if (c.priced) {
     m.cost_per_step = c.cost_per_step;
     if (tokens_per_step > 0) m.cost_per_million_tokens = c.cost_per_million_tokens;
+    if (tokens_per_step > 0 && c.owned) m.owned_cost_per_million_tokens = c.owned_cost_per_million_tokens;
   }
   if (c.powered) {
     m.energy_per_step_j = c.total_energy_joules;

@@ -36,7 +36,8 @@ struct PointMetrics {
   std::string currency;
   double cost_per_step = 0.0;
   std::optional<double> cost_per_million_tokens;
-  double energy_per_step_j = 0.0;  // GPUs + nodes, times PUE
+  std::optional<double> owned_cost_per_million_tokens;  // a buyer's (pricing.owned)
+  double energy_per_step_j = 0.0;                       // GPUs + nodes, times PUE
   std::optional<double> energy_per_million_tokens_j;
   double average_power_w = 0.0;
   std::string pricing_source;

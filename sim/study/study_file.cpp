@@ -16,8 +16,12 @@
 namespace simctl {
 namespace {
 
-constexpr std::array<std::string_view, 5> kObjectives{"throughput", "step_time", "mfu", "cost_per_million_tokens",
-                                                      "energy_per_million_tokens"};
+constexpr std::array<std::string_view, 6> kObjectives{"throughput",
+                                                      "step_time",
+                                                      "mfu",
+                                                      "cost_per_million_tokens",
+                                                      "energy_per_million_tokens",
+                                                      "owned_cost_per_million_tokens"};
 
 // The value as one line of YAML: how overrides carry it and rows print it.
 std::string compact_yaml(const YAML::Node& node) {

@@ -30,7 +30,14 @@ struct AxisGroup {
   std::size_t size() const { return axes.front().values.size(); }
 };
 
-enum class StudyObjective { throughput, step_time, mfu, cost_per_million_tokens, energy_per_million_tokens };
+enum class StudyObjective {
+  throughput,
+  step_time,
+  mfu,
+  cost_per_million_tokens,
+  energy_per_million_tokens,
+  owned_cost_per_million_tokens
+};
 
 std::string_view to_string(StudyObjective objective);
 

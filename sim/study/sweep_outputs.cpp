@@ -40,6 +40,7 @@ struct RowFigures {
       : ran(o.status == PointStatus::ok), memory(o.status != PointStatus::invalid), m(o.metrics) {}
   bool tokens() const { return ran && m.tokens_per_s.has_value(); }
   bool cost_per_mtok() const { return ran && m.cost_per_million_tokens.has_value(); }
+  bool owned_per_mtok() const { return ran && m.owned_cost_per_million_tokens.has_value(); }
   bool energy_per_mtok() const { return ran && m.energy_per_million_tokens_j.has_value(); }
   double energy_per_mtok_kwh() const { return m.energy_per_million_tokens_j.value_or(0.0) / kJoulesPerKwh; }
 };
@@ -69,6 +70,7 @@ std::optional<double> objective_key(StudyObjective objective, const PointMetrics
     case StudyObjective::step_time: return m.step_time_ms;
     case StudyObjective::mfu: return -m.mfu;
     case StudyObjective::cost_per_million_tokens: return m.cost_per_million_tokens;
+    case StudyObjective::owned_cost_per_million_tokens: return m.owned_cost_per_million_tokens;
     case StudyObjective::energy_per_million_tokens: return m.energy_per_million_tokens_j;
   }
   return std::nullopt;
@@ -138,6 +140,8 @@ nlohmann::ordered_json sweep_json(const Study& study, const std::vector<PointRow
     p["currency"] = text_or_null(f.ran, m.currency);
     p["cost_per_step"] = number_or_null(f.ran && m.pricing_source != "none", m.cost_per_step);
     p["cost_per_million_tokens"] = number_or_null(f.cost_per_mtok(), m.cost_per_million_tokens.value_or(0.0));
+    p["owned_cost_per_million_tokens"] =
+        number_or_null(f.owned_per_mtok(), m.owned_cost_per_million_tokens.value_or(0.0));
     p["energy_per_step_kj"] = number_or_null(f.ran && m.power_source != "none", m.energy_per_step_j / 1e3);
     p["energy_per_million_tokens_kwh"] = number_or_null(f.energy_per_mtok(), f.energy_per_mtok_kwh());
     p["average_power_kw"] = number_or_null(f.ran && m.power_source != "none", m.average_power_w / 1e3);
@@ -163,7 +167,8 @@ std::string sweep_csv(const Study& study, const std::vector<PointRow>& rows) {
   for (Category c : kAllCategories) out += "," + std::string(to_string(c)) + "_ms";
   out +=
       ",peak_memory_gib,min_headroom_gib,bottleneck,currency,cost_per_step,cost_per_million_tokens,"
-      "energy_per_step_kj,energy_per_million_tokens_kwh,average_power_kw,pricing_source,power_source\n";
+      "owned_cost_per_million_tokens,energy_per_step_kj,energy_per_million_tokens_kwh,average_power_kw,pricing_source,"
+      "power_source\n";
   for (const PointRow& row : rows) {
     const RowFigures f(row.outcome);
     const PointMetrics& m = row.outcome.metrics;
@@ -181,6 +186,7 @@ std::string sweep_csv(const Study& study, const std::vector<PointRow>& rows) {
             csv_field(f.ran ? m.bottleneck : "") + "," + csv_field(f.ran ? m.currency : "") + "," +
             csv_number(priced, m.cost_per_step) + "," +
             csv_number(f.cost_per_mtok(), m.cost_per_million_tokens.value_or(0.0)) + "," +
+            csv_number(f.owned_per_mtok(), m.owned_cost_per_million_tokens.value_or(0.0)) + "," +
             csv_number(powered, m.energy_per_step_j / 1e3) + "," +
             csv_number(f.energy_per_mtok(), f.energy_per_mtok_kwh()) + "," +
             csv_number(powered, m.average_power_w / 1e3) + "," + csv_field(f.ran ? m.pricing_source : "") + "," +
@@ -210,6 +216,7 @@ std::string sweep_table(const Study& study, const std::vector<PointRow>& rows, s
     for (const StudyAxis* a : axes) header.push_back(a->field);
     for (const char* h : {"step ms", "samples/s", "tokens/s", "MFU %", "peak GiB", "headroom GiB"}) header.push_back(h);
     header.push_back(currency + "/M tokens");
+    header.push_back("owned " + currency + "/M tokens");
     header.push_back("kWh/M tokens");
     header.push_back("bottleneck");
     cells.push_back(header);
@@ -226,11 +233,12 @@ std::string sweep_table(const Study& study, const std::vector<PointRow>& rows, s
       row.push_back(format("%.1f", m.peak_memory_gib));
       row.push_back(format("%.1f", m.min_headroom_gib));
       row.push_back(f.cost_per_mtok() ? format("%.3f", *m.cost_per_million_tokens) : "-");
+      row.push_back(f.owned_per_mtok() ? format("%.3f", *m.owned_cost_per_million_tokens) : "-");
       row.push_back(f.energy_per_mtok() ? format("%.3f", f.energy_per_mtok_kwh()) : "-");
       row.push_back(m.bottleneck);
       cells.push_back(row);
     }
-    out += layout(cells, 2 + axes.size() + 8);
+    out += layout(cells, 2 + axes.size() + 9);
     if (shown < ran.size()) out += "... " + std::to_string(ran.size() - shown) + " more in the CSV and JSON outputs\n";
   }
   if (!failed.empty()) {

@@ -87,6 +87,7 @@ nlohmann::json row_to_json(const PointRow& row) {
           {"currency", m.currency},
           {"cost_per_step", m.cost_per_step},
           {"cost_per_million_tokens", optional_number(m.cost_per_million_tokens)},
+          {"owned_cost_per_million_tokens", optional_number(m.owned_cost_per_million_tokens)},
           {"energy_per_step_j", m.energy_per_step_j},
           {"energy_per_million_tokens_j", optional_number(m.energy_per_million_tokens_j)},
           {"average_power_w", m.average_power_w},
@@ -116,6 +117,7 @@ PointRow row_from_json(const nlohmann::json& json) {
   m.currency = json.at("currency").get<std::string>();
   m.cost_per_step = json.at("cost_per_step").get<double>();
   m.cost_per_million_tokens = read_optional(json.at("cost_per_million_tokens"));
+  m.owned_cost_per_million_tokens = read_optional(json.at("owned_cost_per_million_tokens"));
   m.energy_per_step_j = json.at("energy_per_step_j").get<double>();
   m.energy_per_million_tokens_j = read_optional(json.at("energy_per_million_tokens_j"));
   m.average_power_w = json.at("average_power_w").get<double>();

@@ -5,6 +5,16 @@
 
 namespace simctl {
 
+void System::add_gpu_variant(const GpuSpec& variant) {
+  for (const GpuSpec& known : gpu_variants_) {
+    if (known.id != variant.id) continue;
+    // A template used by many nodes declares its variant once per node.
+    if (known.sources == variant.sources) return;
+    throw std::invalid_argument("GPU variant '" + variant.id + "' is declared twice with different figures");
+  }
+  gpu_variants_.push_back(variant);
+}
+
 EndpointId System::add_part(Part part) {
   if (by_name_.contains(part.name)) throw std::invalid_argument("part name '" + part.name + "' is used twice");
   routes_ = RouteCache{};  // routes computed before this part may now be wrong or short

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/devices/device_specs.hpp"
 #include "models/network/link_kinds.hpp"
 #include "models/network/path.hpp"
 #include "sim/topology/routing.hpp"
@@ -59,6 +60,12 @@ class System final : public Router {
   // link, indexed by LinkId: what the flow network shares among flows.
   std::vector<Bandwidth> link_capacities() const;
 
+  // GPUs the system file declares as variants of catalogue parts
+  // (parts.<group>.variant), whose ids their parts carry as their model.
+  // Throws std::invalid_argument when an id comes again with other figures.
+  void add_gpu_variant(const GpuSpec& variant);
+  const std::vector<GpuSpec>& gpu_variants() const { return gpu_variants_; }
+
   // How the generated fabric's switches pick among equal-cost routes
   // (routing.hpp); ECMP until a `fabric: {routing: static}` sets it.
   void set_fabric_routing(FabricRouting routing);
@@ -92,6 +99,7 @@ class System final : public Router {
   std::map<std::string, EndpointId, std::less<>> by_name_;
   std::vector<EndpointId> gpus_;
   int num_nodes_ = 0;
+  std::vector<GpuSpec> gpu_variants_;
   FabricRouting fabric_routing_ = FabricRouting::ecmp;
   mutable RouteCache routes_;  // filled lazily; deterministic, so logically const
 };

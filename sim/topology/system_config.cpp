@@ -34,6 +34,13 @@ std::string part_name(const std::string& prefix, const GroupDecl& group, int ind
 
 std::vector<EndpointId> add_group(Build& b, const GroupDecl& group, int node, const std::string& prefix) {
   std::vector<EndpointId> ids;
+  if (group.variant) {
+    try {
+      b.system.add_gpu_variant(*group.variant);
+    } catch (const std::invalid_argument& e) {
+      group.where.child("variant").fail(std::string(e.what()) + "; give each variant a name of its own");
+    }
+  }
   for (int i = 0; i < group.count; ++i) {
     Part part{group.kind, part_name(prefix, group, i), group.model, node, group.name, i, group.capacity_bytes};
     part.architecture = group.architecture;

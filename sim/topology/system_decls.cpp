@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/devices/gpu_variant.hpp"
 #include "sim/config/config_schema.hpp"
 #include "sim/topology/catalogue_models.hpp"
 #include "sim/topology/template_import.hpp"
@@ -60,14 +61,53 @@ Bytes parse_capacity(const ConfigNode& group, PartKind kind) {
   return group.size("capacity");
 }
 
+GpuVariant parse_variant_fields(const ConfigNode& node, const DeviceCatalogue& catalogue) {
+  expect_section(node, "parts.<group>.variant");
+  GpuVariant v;
+  const ConfigNode name = node.child("name");
+  v.id = name.as_string();
+  static const std::regex id_pattern("^[a-z0-9][a-z0-9._-]*$");
+  if (!std::regex_match(v.id, id_pattern))
+    name.fail("variant name '" + v.id + "' must be lower-case letters, digits, '.', '_' and '-'");
+  if (catalogue.find_gpu(v.id) != nullptr)
+    name.fail("'" + v.id + "' is a catalogue GPU already; give the variant a name of its own");
+  if (node.has("memory_capacity")) v.memory_capacity = node.size("memory_capacity");
+  if (node.has("memory_bandwidth")) v.memory_bandwidth = node.bandwidth("memory_bandwidth");
+  if (node.has("power_limit")) v.power_limit_watts = node.child("power_limit").as_power_watts();
+  if (node.has("clock_scale")) {
+    v.clock_scale = node.number("clock_scale");
+    if (!(*v.clock_scale > 0.0 && *v.clock_scale <= 2.0)) node.child("clock_scale").fail("must be in (0, 2]");
+  }
+  if (v.memory_capacity && *v.memory_capacity <= 0) node.child("memory_capacity").fail("must be positive");
+  v.declared_at = node.location().to_string();
+  return v;
+}
+
+// A GPU group's `variant:`: its catalogue model with figures of its own.
+std::optional<GpuSpec> parse_variant(const ConfigNode& group, PartKind kind, const GpuSpec* base,
+                                     const DeviceCatalogue& catalogue) {
+  auto node = group.optional_child("variant");
+  if (!node) return std::nullopt;
+  if (kind != PartKind::gpu) node->fail("variant applies to gpu parts only");
+  const GpuVariant v = parse_variant_fields(*node, catalogue);
+  try {
+    return derive_gpu_variant(*base, v);
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    const std::string field = what.substr(0, what.find(':'));
+    (node->has(field) ? node->child(field) : *node).fail(what.substr(what.find(':') + 2));
+  }
+}
+
 GroupDecl parse_group(const std::string& name, const ConfigNode& node, const DeviceCatalogue& catalogue) {
   check_identifier(name, node, "part group");
   expect_section(node, "parts.<group>");
   const PartKind kind = parse_part_kind(node);
   GroupDecl group{name, kind, parse_model(node, kind, catalogue), parse_count(node), parse_capacity(node, kind), node};
-  if (const GpuSpec* gpu = kind == PartKind::gpu ? catalogue.find_gpu(group.model) : nullptr) {
-    group.architecture = gpu->architecture;
-  }
+  const GpuSpec* gpu = kind == PartKind::gpu ? catalogue.find_gpu(group.model) : nullptr;
+  if (gpu != nullptr) group.architecture = gpu->architecture;
+  group.variant = parse_variant(node, kind, gpu, catalogue);
+  if (group.variant) group.model = group.variant->id;
   return group;
 }
 

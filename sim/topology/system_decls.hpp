@@ -22,6 +22,9 @@ struct GroupDecl {
   Bytes capacity_bytes;
   ConfigNode where;
   std::string architecture = {};  // GPUs: their catalogue entry's
+  // GPUs declared as a variant of their catalogue entry (`variant:`): the
+  // derived part, whose id is then `model`.
+  std::optional<GpuSpec> variant = {};
 };
 
 struct LinkDecl {

@@ -96,3 +96,17 @@ TEST_CASE("a communication-bound plan draws less power than a compute-bound one"
   // Energy is power times time: the slow step still costs more energy.
   CHECK(slow.metrics.energy_per_step_j > fast.metrics.energy_per_step_j);
 }
+
+// A variant is priced and powered as the catalogue part it changes, and is
+// reachable by a sweep axis like any field.
+TEST_CASE("a GPU variant takes its catalogue part's price, and its clock shows in the step",
+          "[study][costs][variant]") {
+  const PointOutcome base = evaluate_point(kConfig, {});
+  const PointOutcome slow = evaluate_point(kConfig, {override_at("system.node_templates.dgx_a100.parts.gpu.variant",
+                                                                 "{name: a100-slow, clock_scale: 0.8}")});
+  REQUIRE(slow.status == PointStatus::ok);
+  CHECK(slow.metrics.pricing_source == "catalogue defaults");
+  CHECK(slow.metrics.step_time_ms > base.metrics.step_time_ms * 1.1);
+  CHECK(slow.metrics.cost_per_step / slow.metrics.step_time_ms ==
+        Approx(base.metrics.cost_per_step / base.metrics.step_time_ms));
+}

@@ -19,7 +19,7 @@ struct BadInput {
   const char* file;
   int line;
   const char* token;  // the error must point at the first occurrence of this on `line`
-  const char* field;
+  std::string field;
   std::vector<const char*> says;  // what is wrong and what would be valid
 };
 
@@ -274,4 +274,54 @@ system:
   CHECK_THAT(msg, Catch::StartsWith("m.yaml:10:"));
   CHECK_THAT(msg, Catch::Contains("system.node_templates.box.links[0]"));
   CHECK_THAT(msg, Catch::Contains("mesh pairing cables every pair of one group's parts"));
+}
+
+// GPU variants (parts.<group>.variant): each kind of bad declaration.
+TEST_CASE("a power limit on a part without a power model names the fields it takes",
+          "[topology][bad_config][variant]") {
+  check_bad_input({"variant_power_limit_no_model.yaml",
+                   7,
+                   "600 W",
+                   kParts + ".gpu.variant.power_limit",
+                   {"mi300x has no power model", "memory_capacity, memory_bandwidth and clock_scale"}});
+}
+
+TEST_CASE("a variant field the schema does not know is refused with the valid ones",
+          "[topology][bad_config][variant]") {
+  check_bad_input({"variant_unknown_field.yaml",
+                   7,
+                   "hbm_capacity",
+                   kParts + ".gpu.variant.hbm_capacity",
+                   {"unknown field", "memory_capacity", "power_limit"}});
+}
+
+TEST_CASE("a variant of a part that is not a GPU is refused", "[topology][bad_config][variant]") {
+  check_bad_input({"variant_not_gpu.yaml", 8, "{name: fast-nic}", kParts + ".nic.variant", {"gpu parts only"}});
+}
+
+TEST_CASE("a variant named as a catalogue GPU is refused", "[topology][bad_config][variant]") {
+  check_bad_input({"variant_catalogue_name.yaml",
+                   7,
+                   "h200",
+                   kParts + ".gpu.variant.name",
+                   {"'h200' is a catalogue GPU already", "a name of its own"}});
+}
+
+TEST_CASE("a power limit at or below the idle draw, or in the wrong unit, is refused",
+          "[topology][bad_config][variant]") {
+  check_bad_input({"variant_below_idle.yaml",
+                   7,
+                   "50 W",
+                   kParts + ".gpu.variant.power_limit",
+                   {"must exceed h100-sxm's idle draw (71.75 W)", "got 50 W"}});
+  check_bad_input(
+      {"variant_power_unit.yaml", 7, "500 GB/s", kParts + ".gpu.variant.power_limit", {"not a power", "W, kW, MW"}});
+}
+
+TEST_CASE("one variant name with two sets of figures is refused", "[topology][bad_config][variant]") {
+  check_bad_input({"variant_twice.yaml",
+                   8,
+                   "{name: h100-x, power_limit: 600 W}",
+                   kParts + ".spare.variant",
+                   {"'h100-x' is declared twice with different figures"}});
 }
