@@ -152,6 +152,7 @@ json render_json(const StepReport& r) {
       {"schema_version", kReportSchemaVersion},
       {"system", r.labels.system},
       {"workload", r.labels.workload},
+      {"priced_by", r.labels.priced_by.empty() ? json(nullptr) : json(r.labels.priced_by)},
       {"gpus", r.gpus},
       {"nodes", r.nodes},
       {"step_time_ms", ps_to_ms(r.step_time)},

@@ -232,6 +232,7 @@ std::string render_text(const StepReport& r) {
   std::string out = out_of_memory_warning(r);
   out += line("System    %s", r.labels.system.c_str());
   out += line("Workload  %s", r.labels.workload.c_str());
+  if (!r.labels.priced_by.empty()) out += line("Priced    %s", r.labels.priced_by.c_str());
   out += "\n";
   out += line("Step time        %.3f ms", ps_to_ms(r.step_time));
   out += throughput_line(r);

@@ -22,6 +22,10 @@ struct Trace;
 struct RunLabels {
   std::string system;    // "DGX H100 (8 x h100-sxm)"
   std::string workload;  // "gpt-1.3b, DDP over 8 GPUs, bf16, micro-batch 4"
+  // What priced the kernels beyond their roofline: "framework ideal (kernel
+  // times x1.00); h100-sxm tensor kernels x1.145 at its 700 W clock";
+  // empty for a replayed trace file.
+  std::string priced_by = {};
 };
 
 // What the report needs beyond the trace and its timings; all optional.

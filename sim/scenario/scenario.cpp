@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "sim/config/config_node.hpp"
 #include "sim/config/config_schema.hpp"
@@ -254,6 +255,30 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
          std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " + sample;
 }
 
+// The factors that priced the step's kernels, so a comparison across
+// generations shows what each side was charged: the framework's factor, and
+// each GPU model's sustained clock under its power limit.
+std::string describe_pricing(const Scenario& s, int ranks) {
+  char text[160];
+  std::snprintf(text, sizeof text, "framework %s (kernel times x%.2f)", s.workload.framework.c_str(),
+                s.workload.kernel_time_factor);
+  std::string out = text;
+  std::set<std::string> models;
+  for (int r = 0; r < ranks; ++r) models.insert(s.system.part(s.system.gpus()[s.trace.gpu_index(r)]).model);
+  for (const std::string& model : models) {
+    const GpuSpec& gpu = s.catalogue.gpu(model);
+    const double slowdown = gpu.compute.sustained_tensor_slowdown;
+    if (slowdown == 1.0) {
+      out += "; " + model + " tensor kernels at burst clock";
+    } else {
+      std::snprintf(text, sizeof text, "; %s tensor kernels x%.3f at its %.0f W power-capped clock", model.c_str(),
+                    slowdown, gpu.tdp_watts);
+      out += text;
+    }
+  }
+  return out;
+}
+
 std::vector<std::vector<MemoryItem>> per_rank_memory(const Scenario& s, int ranks) {
   const RankGrid grid(s.workload.parallel);
   std::vector<std::vector<MemoryItem>> out;
@@ -417,6 +442,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
                        describe_workload(s.workload, ranks)};
   s.memory = estimate_memory(s.workload);
   s.trace.gpu_of_rank = s.workload.parallel.gpus;
+  s.labels.priced_by = describe_pricing(s, ranks);
   s.rank_memory = per_rank_memory(s, ranks);
   if (auto rank = first_out_of_memory_rank(s)) {
     if (!options.allow_out_of_memory) {

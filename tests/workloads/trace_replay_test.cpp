@@ -19,7 +19,8 @@ TimePs step_time(const Scenario& s) {
   return executor.run().step_time;
 }
 
-// The report without the lines that name the workload or its memory
+// The report without the lines that name the workload (its plan and the
+// framework that priced it) or its memory
 // estimate (a trace file carries no model to estimate from).
 std::string without_workload_lines(const std::string& report) {
   std::istringstream in(report);
@@ -28,7 +29,7 @@ std::string without_workload_lines(const std::string& report) {
   while (std::getline(in, line)) {
     if (line.rfind("Memory", 0) == 0) in_memory = true;
     if (in_memory && line.empty()) in_memory = false;
-    if (in_memory || line.rfind("Workload", 0) == 0) continue;
+    if (in_memory || line.rfind("Workload", 0) == 0 || line.rfind("Priced", 0) == 0) continue;
     kept += line + "\n";
   }
   return kept;
