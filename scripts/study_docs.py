@@ -42,6 +42,12 @@ STUDIES = [
         "charts": {"sweep_pareto_cost.png": "equal_budget_pareto_cost.png",
                    "sweep_pareto_energy.png": "equal_budget_pareto_energy.png"},
     },
+    {
+        "file": "gpu_generations.yaml",
+        "marker": "**Generations** (`gpu_generations.yaml`)",
+        "columns": ["system"],
+        "charts": {},
+    },
 ]
 
 STATUS = {"ok": "ok", "out_of_memory": "out of memory", "invalid": "invalid"}
@@ -53,14 +59,15 @@ def cell(value, digits):
 
 def table(study, report):
     head = ["point"] + [f"`{c}`" for c in study["columns"]] + [
-        "step [ms]", "tokens/s", "MFU [%]", "USD / M tokens", "kWh / M tokens", "status"]
+        "step [ms]", "tokens/s", "MFU [%]", "USD / M tokens", "owned USD / M tokens", "kWh / M tokens", "status"]
     ran = sorted((p for p in report["points"] if p["status"] == "ok"), key=lambda p: -p["tokens_per_s"])
     rest = [p for p in report["points"] if p["status"] != "ok"]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
     for p in ran + rest:
         row = [str(p["point"])] + [p["axes"][c] for c in study["columns"]] + [
             cell(p.get("step_time_ms"), 0), cell(p.get("tokens_per_s"), 0), cell(p.get("mfu_percent"), 1),
-            cell(p.get("cost_per_million_tokens"), 3), cell(p.get("energy_per_million_tokens_kwh"), 3),
+            cell(p.get("cost_per_million_tokens"), 3), cell(p.get("owned_cost_per_million_tokens"), 3),
+            cell(p.get("energy_per_million_tokens_kwh"), 3),
             STATUS.get(p["status"], p["status"])]
         lines.append("| " + " | ".join(row) + " |")
     return lines
