@@ -5,11 +5,28 @@
 
 namespace simctl {
 
+namespace {
+
+// The figures a variant may change (gpu_variant.hpp), so one declared again
+// elsewhere with the same figures is the same part.
+bool same_figures(const GpuSpec& a, const GpuSpec& b) {
+  if (a.variant_of != b.variant_of || a.memory_capacity != b.memory_capacity ||
+      a.memory_bandwidth != b.memory_bandwidth || a.tdp_watts != b.tdp_watts ||
+      a.compute.sustained_tensor_slowdown != b.compute.sustained_tensor_slowdown)
+    return false;
+  for (DType d : kAllDTypes) {
+    if (a.peak_rate.find(d) != b.peak_rate.find(d)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void System::add_gpu_variant(const GpuSpec& variant) {
   for (const GpuSpec& known : gpu_variants_) {
     if (known.id != variant.id) continue;
     // A template used by many nodes declares its variant once per node.
-    if (known.sources == variant.sources) return;
+    if (same_figures(known, variant)) return;
     throw std::invalid_argument("GPU variant '" + variant.id + "' is declared twice with different figures");
   }
   gpu_variants_.push_back(variant);

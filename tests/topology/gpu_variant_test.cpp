@@ -63,3 +63,17 @@ TEST_CASE("clock_scale scales the peaks and eases the settled clock", "[devices]
   CHECK(derived.compute.sustained_tensor_slowdown > 1.0);
   CHECK(derived.tdp_watts == b200.tdp_watts);
 }
+
+TEST_CASE("two groups may share a variant declared alike", "[topology][variant]") {
+  std::string text = kMetaH100;
+  const std::string spare =
+      "        spare: {kind: gpu, model: h100-sxm, variant: {name: h100-96gb-500w, memory_capacity: 96 GB, "
+      "memory_bandwidth: 3.35 TB/s, power_limit: 500 W}}\n";
+  text.insert(text.find("        nvswitch:"), spare);
+  text.insert(text.find("        - {between: [nic, cpu]"),
+              "        - {between: [spare, nvswitch], kind: nvlink4}\n        - {between: [spare, cpu], kind: "
+              "pcie_gen5_x16}\n");
+  const System system = test::system_from_text(text, "meta2.yaml");
+  CHECK(system.gpu_variants().size() == 1);
+  CHECK(system.gpus().size() == 18);
+}
