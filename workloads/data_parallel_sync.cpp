@@ -12,17 +12,30 @@ double stage_linear_parameters(const WorkloadSpec& spec) {
          static_cast<double>(par.tensor);
 }
 
+namespace {
+
 bool gathers_fp8_linears(const WorkloadSpec& spec) {
   return spec.fp8 && (spec.fp8->param_all_gather || spec.fp8->params);
 }
 
-double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
-  const double bytes = unit.parameters * bytes_per_element(spec.precision);
-  if (!gathers_fp8_linears(spec)) return bytes;
+// Bytes an all-gather of `params` weights moves, `linear` of them the linear
+// layers', which travel in fp8 when gathers_fp8_linears.
+double gather_bytes(const WorkloadSpec& spec, double params, double linear) {
+  const double element = bytes_per_element(spec.precision);
+  if (!gathers_fp8_linears(spec)) return params * element;
+  return params * element - linear * (element - bytes_per_element(DType::fp8));
+}
+
+// The linear-layer parameters of `unit`'s blocks on this rank's TP shard.
+double unit_linear_parameters(const WorkloadSpec& spec, const ModelUnit& unit) {
   const auto layers = static_cast<double>(unit.shape.last_layer_end() - unit.shape.first_layer);
-  const double linear =
-      layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
-  return bytes - linear * (bytes_per_element(spec.precision) - bytes_per_element(DType::fp8));
+  return layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
+}
+
+}  // namespace
+
+double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit) {
+  return gather_bytes(spec, unit.parameters, unit_linear_parameters(spec, unit));
 }
 
 DataParallelSync::DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_group, std::uint32_t expert_dp_group)
@@ -63,7 +76,7 @@ void DataParallelSync::start_param_gather(RankOps& ops, const StageChunk& chunk)
       const double part =
           lane == &dense_ ? dense_part(unit.parameters, unit.expert_parameters) : unit.expert_parameters;
       if (part <= 0.0) continue;
-      bucket.bytes += lane == &dense_ ? gathered_weight_bytes(spec_, unit) : part * element;
+      bucket.bytes += lane == &dense_ ? gather_bytes(spec_, part, unit_linear_parameters(spec_, unit)) : part * element;
       bucket.units.push_back(unit.name);
       if (bucket.bytes >= cap) flush_gather(ops, *lane, bucket);
     }
@@ -138,11 +151,8 @@ void DataParallelSync::after_optimizer(RankOps& ops, double parameters, double e
   // ZeRO-1/2: every rank needs the whole updated model for the next step.
   const double dense = dense_part(parameters, expert_parameters);
   if (dense_.active()) {
-    const double element = bytes_per_element(spec_.precision);
-    const double fp8_saving =
-        gathers_fp8_linears(spec_) ? stage_linear_parameters(spec_) * (element - bytes_per_element(DType::fp8)) : 0.0;
     collective(ops, dense_, "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,
-               dense * element - fp8_saving, {optimizer});
+               gather_bytes(spec_, dense, stage_linear_parameters(spec_)), {optimizer});
   }
   if (split_ && experts_.active() && expert_parameters > 0.0) {
     collective(ops, experts_, experts_.prefix + "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,

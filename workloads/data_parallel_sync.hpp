@@ -93,15 +93,13 @@ class DataParallelSync {
 
 bool shards_weights(Strategy s);
 // Bytes ZeRO-3/FSDP all-gather for `unit`: its weights in the workload's
-// precision, its linear layers' in fp8 with fp8 `param_all_gather`.
+// precision, its linear layers' in fp8 with fp8 `param_all_gather` or
+// `params`.
 double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit);
 
 // Linear-layer parameters one rank of a pipeline stage holds: its blocks'
 // QKV, attention output and MLP weights, on its TP shard.
 double stage_linear_parameters(const WorkloadSpec& spec);
-
-// Whether the linear layers' weights travel in fp8 when gathered.
-bool gathers_fp8_linears(const WorkloadSpec& spec);
 bool shards_gradients(Strategy s);
 bool shards_optimizer(Strategy s);
 

@@ -90,9 +90,10 @@ double moe_returned_per_token(const TransformerSpec& m) {
   return m.moe() ? 2.0 * static_cast<double>(m.experts_per_token) : 0.0;
 }
 
-// Whether every block is treated alike: all or none checkpointed.
-bool recomputes_every_block(const WorkloadSpec& spec) {
-  return spec.recompute != ActivationRecompute::full || (spec.recompute_every == 1 && spec.recompute_layers == 0);
+// Whether full recompute leaves some blocks whole (every k-th, or the first
+// N of each chunk, checkpointed): those keep every activation.
+bool recomputes_some_blocks(const WorkloadSpec& spec) {
+  return spec.recompute == ActivationRecompute::full && (spec.recompute_every > 1 || spec.recompute_layers > 0);
 }
 
 bool sequence_parallel(const WorkloadSpec& spec) { return spec.parallel.sequence && spec.parallel.tensor > 1; }
@@ -142,8 +143,8 @@ double full_layer_bytes(const WorkloadSpec& spec) {
   unsave_frozen_inputs(spec, replicated, sharded);
   if (sequence_parallel(spec)) replicated /= t;
   double bytes = sbh(spec) * (replicated + sharded / t + moe_gathered_per_token(spec.model));
-  // Blocks that keep everything: all under `none`, those not checkpointed under full every k.
-  const bool keeps_all = spec.recompute == ActivationRecompute::none || !recomputes_every_block(spec);
+  // Blocks that keep everything: all under `none`, those full recompute leaves whole.
+  const bool keeps_all = spec.recompute == ActivationRecompute::none || recomputes_some_blocks(spec);
   const bool keeps_scores = spec.attention == AttentionKernel::unfused && keeps_all;
   if (keeps_scores) {
     const double s = static_cast<double>(spec.model.seq_len);
@@ -316,9 +317,9 @@ std::vector<std::int64_t> stage_layers(const WorkloadSpec& spec, std::int64_t st
 }
 
 // A block's activation bytes averaged over the stage's blocks: under full
-// every k only some are checkpointed.
+// every k, or the first N of each chunk, only some are checkpointed.
 double mean_layer_activation_bytes(const WorkloadSpec& spec, std::int64_t stage) {
-  if (recomputes_every_block(spec)) return layer_activation_bytes(spec);
+  if (!recomputes_some_blocks(spec)) return layer_activation_bytes(spec);
   const auto layers = stage_layers(spec, stage);
   const CheckpointedBlocks blocks = checkpointed_blocks(spec);
   double sum = 0.0;

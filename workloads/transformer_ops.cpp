@@ -286,9 +286,9 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
 // SP-gathered and, in fp8, cast; dgrad, adapters, and wgrad unless frozen.
 void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  if (lin.operands == DType::fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
+  const bool fp8 = lin.operands == DType::fp8;
+  if (fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
   if (overlaps_tp_comm(g)) {
-    const bool fp8 = lin.operands == DType::fp8;
     if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.sequence_rows(), g.p.model.hidden, out);
     gather_then_gemm(g, lin.name + ".grad.all_gather", lin.name + ".dgrad", bw,
                      dgrad_gemm(g, lin.n, lin.k, lin.operands), sp_gather_bytes(g, fp8), out);

@@ -283,7 +283,7 @@ void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
 
 // Under fp8 TE userbuffers gather fp8, so an explicit
 // `fp8.tp_all_gather: false` contradicts tp_comm_overlap.
-void check_tp_overlap_scope(const ConfigNode& node, WorkloadSpec& spec) {
+void check_tp_overlap_scope(const ConfigNode& node, const WorkloadSpec& spec) {
   if (!spec.parallel.tp_comm_overlap) return;
   const auto fp8 = node.optional_child("fp8");
   if (spec.fp8 && fp8 && fp8->has("tp_all_gather") && !spec.fp8->tp_all_gather) {

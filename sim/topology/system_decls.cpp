@@ -92,10 +92,8 @@ std::optional<GpuSpec> parse_variant(const ConfigNode& group, PartKind kind, con
   const GpuVariant v = parse_variant_fields(*node, catalogue);
   try {
     return derive_gpu_variant(*base, v);
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    const std::string field = what.substr(0, what.find(':'));
-    (node->has(field) ? node->child(field) : *node).fail(what.substr(what.find(':') + 2));
+  } catch (const GpuVariantError& e) {
+    node->child(e.field()).fail(e.what());
   }
 }
 
