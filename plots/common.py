@@ -7,6 +7,7 @@ one PNG. Only the standard library and Debian's python3-matplotlib are used.
 
 import argparse
 import csv
+import gzip
 import json
 import os
 import sys
@@ -136,7 +137,8 @@ def load_json(path, keys=()):
 def load_csv(path, numeric=(), text=()):
     """The rows of a CSV table as dicts, `numeric` columns as floats."""
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        opener = gzip.open if str(path).endswith(".gz") else open  # simctl run --csv-gz
+        with opener(path, "rt", newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
             header = reader.fieldnames or []
             missing = [c for c in (*numeric, *text) if c not in header]

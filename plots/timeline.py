@@ -61,7 +61,9 @@ def parse_ranks(text, available):
         raise common.InputError("--ranks names no rank")
     unknown = ",".join(str(r) for r in ranks if r not in available)
     if unknown:
-        raise common.InputError(f"rank(s) {unknown} not in the ops table (it has ranks 0-{max(available)})")
+        kept = sorted(available)  # `simctl run --trace-ranks` may have kept only some
+        held = f"{kept[0]}-{kept[-1]}" if kept == list(range(kept[0], kept[-1] + 1)) else ",".join(map(str, kept))
+        raise common.InputError(f"rank(s) {unknown} not in the ops table (it has ranks {held})")
     return ranks
 
 

@@ -12,12 +12,15 @@ std::vector<std::filesystem::path> render_plots(const PlotRequest& request) {
   for (std::uint32_t r : request.timeline_ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
   std::vector<std::filesystem::path> written;
   written.push_back(run_plot_script("breakdown.py", json, request.out_dir / "breakdown.png"));
-  written.push_back(run_plot_script(
-      "timeline.py", json + " --ops " + shell_quoted((request.csv_dir / "ops.csv").string()) + " --ranks " + ranks,
-      request.out_dir / "timeline.png"));
-  written.push_back(run_plot_script("link_heatmap.py",
-                                    json + " --links " + shell_quoted((request.csv_dir / "links.csv").string()),
-                                    request.out_dir / "link_heatmap.png"));
+  written.push_back(run_plot_script("timeline.py",
+                                    json + " --ops " +
+                                        shell_quoted((request.csv_dir / ("ops" + request.csv_extension)).string()) +
+                                        " --ranks " + ranks,
+                                    request.out_dir / "timeline.png"));
+  written.push_back(
+      run_plot_script("link_heatmap.py",
+                      json + " --links " + shell_quoted((request.csv_dir / ("links" + request.csv_extension)).string()),
+                      request.out_dir / "link_heatmap.png"));
   if (request.memory) written.push_back(run_plot_script("memory.py", json, request.out_dir / "memory.png"));
   return written;
 }

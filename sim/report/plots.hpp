@@ -10,9 +10,10 @@
 namespace simctl {
 
 struct PlotRequest {
-  std::filesystem::path out_dir;    // where the PNGs go
-  std::filesystem::path json_file;  // the run's --json summary
-  std::filesystem::path csv_dir;    // the run's --csv tables
+  std::filesystem::path out_dir;       // where the PNGs go
+  std::filesystem::path json_file;     // the run's --json summary
+  std::filesystem::path csv_dir;       // the run's --csv tables
+  std::string csv_extension = ".csv";  // ".csv.gz" for gzipped tables
   std::vector<std::uint32_t> timeline_ranks;
   bool memory = false;  // the run has a memory estimate to draw
 };

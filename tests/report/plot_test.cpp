@@ -18,10 +18,10 @@ int check_png(const std::filesystem::path& dir, const std::string& size) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-void check_plots(const std::string& name, const std::string& config) {
+void check_plots(const std::string& name, const std::string& config, const std::string& options = "") {
   const TempDir temp(name);
   const std::filesystem::path& dir = temp.path();
-  const auto result = run_simctl("run " + source_path(config) + " --plot " + dir.string());
+  const auto result = run_simctl("run " + source_path(config) + " --plot " + dir.string() + options);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   for (const char* chart : kCharts) {
@@ -40,6 +40,11 @@ TEST_CASE("run --plot draws the DGX H100 example's charts at 600x400 px or more"
   check_plots("plot_dgx", "configs/dgx_h100_x8.yaml");
 }
 
+// From gzipped tables whose ops.csv keeps two pipeline stages: the timeline
+// draws ranks that are in it.
 TEST_CASE("run --plot draws the 32-rank pipeline's charts at 600x400 px or more", "[report][plot]") {
-  check_plots("plot_pp", "tests/report/configs/pp_4node.yaml");
+  const TempDir csv("plot_pp_csv");
+  check_plots("plot_pp", "tests/report/configs/pp_4node.yaml",
+              " --csv " + csv.path().string() + " --csv-gz --trace-ranks 8-23");
+  CHECK(std::filesystem::is_regular_file(csv.path() / "ops.csv.gz"));
 }
