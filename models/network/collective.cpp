@@ -7,6 +7,7 @@
 #include "models/network/collective_choice.hpp"
 #include "models/network/collective_group.hpp"
 #include "models/network/collective_plans.hpp"
+#include "models/network/mesh_rings.hpp"
 #include "models/network/nvls_tree_plan.hpp"
 #include "models/network/pipelined_run.hpp"
 #include "models/network/ring_plan.hpp"
@@ -32,7 +33,11 @@ std::function<void()> join(std::size_t count, std::function<void()> done) {
 // local rank (c - k) mod m and leaves from the one before it, which is where
 // it enters node k+1: every network hop stays on one rail (as NCCL's graph
 // search arranges, NET/i in and out), and each NIC carries one ring each way.
-std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, const GroupShape& shape) {
+// On one node of RCCL GPUs joined by a full mesh, RCCL's rings share no
+// link (mesh_rings.hpp).
+std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, const GroupShape& shape,
+                                                 const CollectiveTopology* topology) {
+  if (is_ring_op(r.op) && rccl_mesh_link_rate(shape, topology) > 0.0) return mesh_rings(r.members);
   if (shape.node_count() <= 1 || !shape.uniform || !is_ring_op(r.op)) return {r.members};
   const int m = shape.per_node();
   std::vector<std::vector<EndpointId>> orders(static_cast<std::size_t>(m));
@@ -250,7 +255,7 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
   if (auto it = ring_plans_.find(key); it != ring_plans_.end()) return it->second;
   const ProtocolTuning p = tuning_.protocol(protocol, use_of(request));
   const CollectiveTuning ring_tuning = ring_tuning_for(tuning_, p);
-  const auto orders = ring_orders(request, shape_of(request.members, topology()));
+  const auto orders = ring_orders(request, shape_of(request.members, topology()), topology());
   const double network_wire = ring_network_wire_format(tuning_, p, use_of(request));
   const double network_cap =
       network_wire * ring_network_payload_cap(tuning_, p, use_of(request), topology(), orders.size());

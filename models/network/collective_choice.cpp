@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/network/mesh_rings.hpp"
 #include "models/network/node_trees.hpp"
 
 namespace simctl {
@@ -73,20 +74,6 @@ struct Counts {
 // RCCL runs AMD's GPUs (CDNA); NVIDIA's run NCCL, which keeps its rings on
 // a mesh (an NVLink-bridged pair).
 bool runs_rccl(const MemberPlace& place) { return place.architecture.rfind("cdna", 0) == 0; }
-
-// A one-node group of RCCL GPUs on a full mesh (every member joined directly
-// to every other GPU of its node, MI300X's xGMI): the slowest of those
-// links, else 0.
-double mesh_rate(const GroupShape& shape, const CollectiveTopology* topology) {
-  if (!topology || shape.node_count() != 1 || shape.per_node() < 2) return 0.0;
-  double slowest = std::numeric_limits<double>::infinity();
-  for (EndpointId m : shape.nodes.front()) {
-    const MemberPlace* place = topology->place(m);
-    if (!place || place->mesh_link_bytes_per_s <= 0.0 || !runs_rccl(*place)) return 0.0;
-    slowest = std::min(slowest, place->mesh_link_bytes_per_s);
-  }
-  return slowest;
-}
 
 // RCCL on a full mesh spreads its channels over every link, so each GPU's
 // share for each peer crosses that peer's own link: the direct algorithm's
@@ -156,6 +143,17 @@ double nvls_tree_seconds(const Counts& c, const CollectiveTuning& tuning, double
 }
 
 }  // namespace
+
+double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* topology) {
+  if (!topology || shape.node_count() != 1 || shape.per_node() < 2) return 0.0;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (EndpointId m : shape.nodes.front()) {
+    const MemberPlace* place = topology->place(m);
+    if (!place || place->mesh_link_bytes_per_s <= 0.0 || !runs_rccl(*place)) return 0.0;
+    slowest = std::min(slowest, place->mesh_link_bytes_per_s);
+  }
+  return slowest;
+}
 
 namespace {
 
@@ -233,6 +231,11 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
   const double nvl = ps_to_seconds(p.nvlink_step_latency), net = ps_to_seconds(p.network_step_latency);
   switch (a) {
     case CollectiveAlgorithm::ring:
+      if (rccl_mesh_link_rate(shape, &t) > 0.0 && is_ring_op(r.op)) {
+        // Its rings share no link, so together they move at their count's rate.
+        const double rings = static_cast<double>(mesh_ring_count(r.members.size()));
+        return ring_seconds(p, c, r.op, intra * rings, inter, 1.0);
+      }
       return ring_seconds(p, c, r.op, intra, inter,
                           ring_network_wire_factor(tuning, p, use, &t, static_cast<std::size_t>(c.per_node)));
     case CollectiveAlgorithm::tree: {
@@ -270,7 +273,7 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
       return ps_to_seconds(p.launch_latency) + (2 * intra_phase + inter_phase) / k + (k - 1) * slowest / k;
     }
     case CollectiveAlgorithm::direct: {
-      if (const double link = mesh_rate(shape, &t); link > 0.0 && runs_on_mesh(r.op))
+      if (const double link = rccl_mesh_link_rate(shape, &t); link > 0.0 && runs_on_mesh(r.op))
         return mesh_direct_seconds(p, c, r.op, link);
       const double out_of_node = c.nodes > 1 ? (c.n - c.per_node) / c.n * c.bytes / inter : 0.0;
       return ps_to_seconds(p.launch_latency) + std::max((c.n - 1) / c.n * c.bytes / intra, out_of_node) / p.efficiency;
@@ -298,7 +301,7 @@ CollectiveChoice choose_collective(const CollectiveRequest& r, const CollectiveT
   std::vector<CollectiveAlgorithm> algorithms = r.algorithm == CollectiveAlgorithm::automatic
                                                     ? default_candidates(r.op)
                                                     : std::vector<CollectiveAlgorithm>{r.algorithm};
-  if (r.algorithm == CollectiveAlgorithm::automatic && runs_on_mesh(r.op) && mesh_rate(shape, topology) > 0.0)
+  if (r.algorithm == CollectiveAlgorithm::automatic && runs_on_mesh(r.op) && rccl_mesh_link_rate(shape, topology) > 0.0)
     algorithms.push_back(CollectiveAlgorithm::direct);
   const ProtocolUse use = protocol_use(r, shape, topology, tuning);
   CollectiveChoice best{CollectiveAlgorithm::ring, Protocol::simple, std::numeric_limits<double>::infinity()};

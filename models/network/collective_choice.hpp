@@ -30,6 +30,12 @@ ProtocolUse protocol_use(const CollectiveRequest& request, const GroupShape& sha
 // pipeline full (collective_tuning.yaml).
 int sharp_pieces(double share_bytes, const InSwitchTuning& sharp);
 
+// A one-node group of RCCL GPUs (AMD's CDNA) on a full mesh, every member
+// joined directly to every other GPU of its node (MI300X's xGMI): the
+// slowest of those links in bytes/s, else 0. RCCL runs such a group's rings
+// over every link (mesh_rings.hpp) and weighs the direct algorithm.
+double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* topology);
+
 // Whether `op` is one of the ops NCCL runs on rings (all-reduce, all-gather,
 // reduce-scatter).
 bool is_ring_op(CollectiveOp op);

@@ -3,16 +3,21 @@
 // channels over all seven links; NCCL's candidates, made for switches, left
 // the tuner a single ring at one link's rate (47 GB/s busbw at 1 GiB).
 //
-// Public measurement, out of sample (nothing here is fitted to it):
-//   rccl-tests all_reduce_perf, 8x AMD Instinct MI300X, one node, float sum,
+// Public measurements, out of sample (nothing here is fitted to them), all
+// from github.com/hisohara/ai-scripts, commit
+// 0780bb3c957ba1dd4254b3147c2027a44304db34,
+// training/01_rccl-smoketest/README.md:
+// - rccl-tests all_reduce_perf, 8x AMD Instinct MI300X, one node, float sum,
 //   out-of-place 1 GiB: 5990.7 us, busbw 313.66 GB/s (rccl-tests
-//   develop:a7809b3). github.com/hisohara/ai-scripts, commit
-//   0780bb3c957ba1dd4254b3147c2027a44304db34,
-//   training/01_rccl-smoketest/README.md ("RCCL Tests with MPI (AAC8
-//   Kubernetes)").
+//   develop:a7809b3; "RCCL Tests with MPI (AAC8 Kubernetes)").
+// - the same with NCCL_ALGO=Ring on 8x MI325X, one node, out-of-place 4 GiB:
+//   23719 us, busbw 316.88 GB/s (ROCm 6.4.1; "RCCL Tests with MPI (AAC11
+//   MI325X Slurm)", the 1-node line of result-allreduce-multi.log).
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "models/network/collective_tuning.hpp"
+#include "models/network/mesh_rings.hpp"
 #include "models/network/nccl_test.hpp"
 #include "tests/network/shipped_systems.hpp"
 
@@ -20,12 +25,18 @@ using namespace simctl;
 
 namespace {
 
-CollectiveResult on_mi300x(CollectiveOp op, double bytes, CollectiveAlgorithm algorithm) {
+CollectiveResult on_system(const char* system, CollectiveOp op, double bytes, CollectiveAlgorithm algorithm,
+                           int gpus = 0) {
   CollectivePoint point;
   point.op = op;
   point.bytes = bytes;
   point.algorithm = algorithm;
-  return simulate_collective(test::system_named("mi300x_x8.yaml"), CollectiveTuning::load(), point);
+  point.gpus = gpus;
+  return simulate_collective(test::system_named(system), CollectiveTuning::load(), point);
+}
+
+CollectiveResult on_mi300x(CollectiveOp op, double bytes, CollectiveAlgorithm algorithm, int gpus = 0) {
+  return on_system("mi300x_x8.yaml", op, bytes, algorithm, gpus);
 }
 
 constexpr double kOneGiB = 1024.0 * 1024.0 * 1024.0;
@@ -40,13 +51,50 @@ TEST_CASE("a 1 GiB all-reduce on 8 MI300X is within 10 % of rccl-tests", "[netwo
   CHECK(std::abs(r.busbw_bytes_per_s / measured_busbw - 1.0) < 0.10);
 }
 
-TEST_CASE("on a full mesh the tuner spreads the traffic over every link, not one ring", "[network][mesh]") {
+TEST_CASE("on a full mesh direct and RCCL's rings spread the traffic over every link", "[network][mesh]") {
   for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
     INFO(to_string(op));
     const CollectiveResult chosen = on_mi300x(op, kOneGiB, CollectiveAlgorithm::automatic);
     const CollectiveResult ring = on_mi300x(op, kOneGiB, CollectiveAlgorithm::ring);
+    // Two GPUs have one link between them: one ring at one link's rate.
+    const CollectiveResult one_link = on_mi300x(op, kOneGiB, CollectiveAlgorithm::ring, 2);
     CHECK(chosen.choice.algorithm == CollectiveAlgorithm::direct);
-    CHECK(chosen.busbw_bytes_per_s > 5 * ring.busbw_bytes_per_s);  // seven links against one
+    CHECK(chosen.busbw_bytes_per_s > 5 * one_link.busbw_bytes_per_s);  // seven links against one
+    CHECK(ring.busbw_bytes_per_s > 5 * one_link.busbw_bytes_per_s);
+    CHECK(ring.busbw_bytes_per_s == Approx(chosen.busbw_bytes_per_s).epsilon(0.05));
+  }
+}
+
+TEST_CASE("a ring all-reduce on 8 MI325X (NCCL_ALGO=Ring) is within 10 % of rccl-tests", "[network][mesh][accuracy]") {
+  const CollectiveResult r =
+      on_system("mi325x_x8.yaml", CollectiveOp::all_reduce, 4 * kOneGiB, CollectiveAlgorithm::ring);
+  const double measured_busbw = 316.88e9;
+  INFO("busbw " << r.busbw_bytes_per_s / 1e9 << " GB/s against rccl-tests' 316.88");
+  CHECK(std::abs(r.busbw_bytes_per_s / measured_busbw - 1.0) < 0.10);
+}
+
+TEST_CASE("RCCL's mesh rings visit every GPU once and share no directed link", "[network][mesh]") {
+  for (std::size_t n = 2; n <= 12; ++n) {
+    INFO(n << " GPUs");
+    std::vector<EndpointId> members;
+    for (std::size_t i = 0; i < n; ++i) members.push_back(static_cast<EndpointId>(100 + 3 * i));
+    const auto rings = mesh_rings(members);
+    // n - 1 rings use every link both ways; none exist for 4 and 6 (Tillson 1980).
+    if (n == 4) {
+      CHECK(rings.size() == 2);
+    } else if (n == 6) {
+      CHECK(rings.size() >= 3);
+    } else {
+      CHECK(rings.size() == n - 1);
+    }
+    CHECK(mesh_ring_count(n) == rings.size());
+    CHECK(rings.front() == members);  // the first is the member order
+    std::set<std::pair<EndpointId, EndpointId>> taken;
+    for (const auto& ring : rings) {
+      REQUIRE(ring.size() == n);
+      CHECK(std::set<EndpointId>(ring.begin(), ring.end()) == std::set<EndpointId>(members.begin(), members.end()));
+      for (std::size_t i = 0; i < n; ++i) CHECK(taken.insert({ring[i], ring[(i + 1) % n]}).second);
+    }
   }
 }
 

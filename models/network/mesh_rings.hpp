@@ -1,0 +1,24 @@
+#pragma once
+// RCCL's rings on a full mesh. On MI300X-class nodes every GPU has its own
+// xGMI link to each other GPU, and RCCL's channels run several rings that
+// share no link: with NCCL_ALGO=Ring 8 MI325X reach 317 GB/s of all-reduce
+// busbw, seven links' worth, where one ring reaches one link's (47 GB/s).
+// Those rings are arc-disjoint directed Hamiltonian cycles of the complete
+// digraph on the group: n - 1 of them use every link once in each direction
+// (they exist for every n but 4 and 6; Tillson 1980).
+#include <cstddef>
+#include <vector>
+
+#include "models/network/path.hpp"
+
+namespace simctl {
+
+// Rings over `members` (each starting at members[0]) that share no directed
+// pair: n - 1 where a deterministic search finds them within its budget,
+// else as many as it found (never fewer than the one ring in member order).
+std::vector<std::vector<EndpointId>> mesh_rings(const std::vector<EndpointId>& members);
+
+// How many rings mesh_rings finds for a group of `n`.
+std::size_t mesh_ring_count(std::size_t n);
+
+}  // namespace simctl
