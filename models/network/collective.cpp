@@ -29,25 +29,49 @@ std::function<void()> join(std::size_t count, std::function<void()> done) {
   };
 }
 
+// Where each ring enters and crosses one node: local ranks e + offsets[j]
+// (mod m), the ring leaving where offsets ends, `step` past its entry.
+struct NodeCrossing {
+  std::vector<int> offsets;
+  int step = 0;
+};
+
 // NCCL's rings across nodes: one per local rank. Ring c enters node k at
 // local rank (c - k) mod m and leaves from the one before it, which is where
 // it enters node k+1: every network hop stays on one rail (as NCCL's graph
 // search arranges, NET/i in and out), and each NIC carries one ring each way.
-// On one node of RCCL GPUs joined by a full mesh, RCCL's rings share no
-// link (mesh_rings.hpp).
+NodeCrossing nccl_crossing(int m) {
+  NodeCrossing crossing{{}, m - 1};
+  for (int j = 0; j < m; ++j) crossing.offsets.push_back(j);
+  return crossing;
+}
+
+// On nodes that are full meshes of RCCL GPUs the rings' paths through a
+// node share no link (mesh_rings.hpp, mesh_path_offsets). Ring c still
+// leaves each node on the rail it enters the next by; with an odd number of
+// nodes its closing hop changes rail.
+NodeCrossing rccl_mesh_crossing(int m) {
+  NodeCrossing crossing{mesh_path_offsets(m), 0};
+  crossing.step = crossing.offsets.back();
+  return crossing;
+}
+
 std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, const GroupShape& shape,
                                                  const CollectiveTopology* topology) {
   if (is_ring_op(r.op) && rccl_mesh_link_rate(shape, topology) > 0.0) return mesh_rings(r.members);
   if (shape.node_count() <= 1 || !shape.uniform || !is_ring_op(r.op)) return {r.members};
   const int m = shape.per_node();
+  const bool mesh = rccl_mesh_nodes_link_rate(shape, topology) > 0.0 && !mesh_path_offsets(m).empty();
+  const NodeCrossing crossing = mesh ? rccl_mesh_crossing(m) : nccl_crossing(m);
   std::vector<std::vector<EndpointId>> orders(static_cast<std::size_t>(m));
   for (int c = 0; c < m; ++c) {
+    int entry = c;
     for (int k = 0; k < shape.node_count(); ++k) {
       const auto& node = shape.nodes[static_cast<std::size_t>(k)];
-      const int entry = ((c - k) % m + m) % m;
-      for (int j = 0; j < m; ++j) {
-        orders[static_cast<std::size_t>(c)].push_back(node[static_cast<std::size_t>((entry + j) % m)]);
+      for (int offset : crossing.offsets) {
+        orders[static_cast<std::size_t>(c)].push_back(node[static_cast<std::size_t>((entry + offset) % m)]);
       }
+      entry = (entry + crossing.step) % m;
     }
   }
   return orders;

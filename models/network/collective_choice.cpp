@@ -144,15 +144,21 @@ double nvls_tree_seconds(const Counts& c, const CollectiveTuning& tuning, double
 
 }  // namespace
 
-double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* topology) {
-  if (!topology || shape.node_count() != 1 || shape.per_node() < 2) return 0.0;
+double rccl_mesh_nodes_link_rate(const GroupShape& shape, const CollectiveTopology* topology) {
+  if (!topology || shape.per_node() < 2 || !shape.uniform) return 0.0;
   double slowest = std::numeric_limits<double>::infinity();
-  for (EndpointId m : shape.nodes.front()) {
-    const MemberPlace* place = topology->place(m);
-    if (!place || place->mesh_link_bytes_per_s <= 0.0 || !runs_rccl(*place)) return 0.0;
-    slowest = std::min(slowest, place->mesh_link_bytes_per_s);
+  for (const auto& node : shape.nodes) {
+    for (EndpointId m : node) {
+      const MemberPlace* place = topology->place(m);
+      if (!place || place->mesh_link_bytes_per_s <= 0.0 || !runs_rccl(*place)) return 0.0;
+      slowest = std::min(slowest, place->mesh_link_bytes_per_s);
+    }
   }
   return slowest;
+}
+
+double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* topology) {
+  return shape.node_count() == 1 ? rccl_mesh_nodes_link_rate(shape, topology) : 0.0;
 }
 
 namespace {
@@ -235,6 +241,13 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
         // Its rings share no link, so together they move at their count's rate.
         const double rings = static_cast<double>(mesh_ring_count(r.members.size()));
         return ring_seconds(p, c, r.op, intra * rings, inter, 1.0);
+      }
+      if (rccl_mesh_nodes_link_rate(shape, &t) > 0.0 && is_ring_op(r.op) &&
+          !mesh_path_offsets(shape.per_node()).empty()) {
+        // Across mesh nodes the rings' paths share no link either: a rank's
+        // in-node traffic leaves on its m - 1 links, not one.
+        return ring_seconds(p, c, r.op, intra * (c.per_node - 1), inter,
+                            ring_network_wire_factor(tuning, p, use, &t, static_cast<std::size_t>(c.per_node)));
       }
       return ring_seconds(p, c, r.op, intra, inter,
                           ring_network_wire_factor(tuning, p, use, &t, static_cast<std::size_t>(c.per_node)));

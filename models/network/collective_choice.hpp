@@ -35,6 +35,10 @@ int sharp_pieces(double share_bytes, const InSwitchTuning& sharp);
 // slowest of those links in bytes/s, else 0. RCCL runs such a group's rings
 // over every link (mesh_rings.hpp) and weighs the direct algorithm.
 double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* topology);
+// The same for a group over several nodes, each a full mesh of RCCL GPUs
+// (every member joined directly to each other GPU of its node): the
+// slowest of those links, else 0.
+double rccl_mesh_nodes_link_rate(const GroupShape& shape, const CollectiveTopology* topology);
 
 // Whether `op` is one of the ops NCCL runs on rings (all-reduce, all-gather,
 // reduce-scatter).

@@ -27,20 +27,13 @@ enum class LinkKind : std::uint8_t {
 };
 
 inline constexpr std::array kAllLinkKinds = {
-    LinkKind::pcie_gen3_x16,
-    LinkKind::pcie_gen4_x16,
-    LinkKind::pcie_gen5_x16,
-    LinkKind::pcie_gen6_x16,
-    LinkKind::nvlink3,
-    LinkKind::nvlink4,
-    LinkKind::nvlink5,
-    LinkKind::nvlink_c2c,
-    LinkKind::infiniband_hdr,
-    LinkKind::infiniband_ndr,
-    LinkKind::infiniband_xdr,
-    LinkKind::ethernet,
-    LinkKind::memory_bus,
-    LinkKind::upi,
+    LinkKind::pcie_gen3_x16,  LinkKind::pcie_gen4_x16,
+    LinkKind::pcie_gen5_x16,  LinkKind::pcie_gen6_x16,
+    LinkKind::nvlink3,        LinkKind::nvlink4,
+    LinkKind::nvlink5,        LinkKind::nvlink_c2c,
+    LinkKind::infiniband_hdr, LinkKind::infiniband_ndr,
+    LinkKind::infiniband_xdr, LinkKind::ethernet,
+    LinkKind::memory_bus,     LinkKind::upi,
     LinkKind::xgmi,
 };
 

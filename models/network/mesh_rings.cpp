@@ -85,4 +85,11 @@ std::vector<std::vector<EndpointId>> mesh_rings(const std::vector<EndpointId>& m
 
 std::size_t mesh_ring_count(std::size_t n) { return n < 2 ? 1 : RingSearch(n).run().size(); }
 
+std::vector<int> mesh_path_offsets(int m) {
+  if (m < 2 || m % 2 != 0) return {};
+  std::vector<int> offsets{0};
+  for (int j = 1; j < m; ++j) offsets.push_back(j % 2 == 1 ? (j + 1) / 2 : m - j / 2);
+  return offsets;
+}
+
 }  // namespace simctl

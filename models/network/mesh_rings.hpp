@@ -21,4 +21,15 @@ std::vector<std::vector<EndpointId>> mesh_rings(const std::vector<EndpointId>& m
 // How many rings mesh_rings finds for a group of `n`.
 std::size_t mesh_ring_count(std::size_t n);
 
+// Across nodes each ring crosses every node on a Hamiltonian path, entering
+// on one GPU's NIC and leaving on another's; NCCL's order (local ranks e,
+// e+1, ..., e-1) would put all m rings on the same m links of a mesh. A
+// path through local ranks e + a_0, e + a_1, ..., e + a_{m-1} (mod m), where
+// the steps a_{j+1} - a_j are 1 ... m-1 each once (a sequencing of Z_m:
+// 0, 1, m-1, 2, m-2, ...; Gordon 1961, exists for every even m), shifted
+// by e = 0 ... m-1, gives m paths that share no link: each takes every
+// difference once, so each pair of GPUs once per direction. The offsets
+// a_0 ... a_{m-1}; empty for odd m (no sequencing exists).
+std::vector<int> mesh_path_offsets(int m);
+
 }  // namespace simctl

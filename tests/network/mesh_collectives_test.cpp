@@ -13,6 +13,12 @@
 // - the same with NCCL_ALGO=Ring on 8x MI325X, one node, out-of-place 4 GiB:
 //   23719 us, busbw 316.88 GB/s (ROCm 6.4.1; "RCCL Tests with MPI (AAC11
 //   MI325X Slurm)", the 1-node line of result-allreduce-multi.log).
+// - the same on 2, 4 and 8 such nodes (16-64 ranks, eight 400 Gb/s RoCE NICs
+//   per node), 4 GiB: busbw 347.23, 348.12 and 344.13 GB/s (the 2-, 4- and
+//   8-node lines of the same log).
+// - rccl-tests all_reduce_perf on 2 MI300X nodes (16 ranks, RCCL's own
+//   choice), out-of-place 1 GiB: 5908.3 us, busbw 340.75 GB/s ("RCCL Tests
+//   with MPI (AAC10 MI300X Slurm)").
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -103,4 +109,42 @@ TEST_CASE("a switched node keeps NCCL's candidates: no direct all-reduce on a DG
   point.bytes = kOneGiB;
   const CollectiveResult r = simulate_collective(test::system_named("dgx_h100.yaml"), CollectiveTuning::load(), point);
   CHECK(r.choice.algorithm != CollectiveAlgorithm::direct);
+}
+
+TEST_CASE("a ring all-reduce across 2, 4 and 8 MI325X platforms is within 10 % of rccl-tests",
+          "[network][mesh][accuracy]") {
+  const struct {
+    int gpus;
+    double measured_busbw;
+  } points[] = {{16, 347.23e9}, {32, 348.12e9}, {64, 344.13e9}};
+  for (const auto& p : points) {
+    const CollectiveResult r = on_system("mi325x_platform_x8_roce.yaml", CollectiveOp::all_reduce, 4 * kOneGiB,
+                                         CollectiveAlgorithm::ring, p.gpus);
+    INFO(p.gpus << " GPUs: busbw " << r.busbw_bytes_per_s / 1e9 << " GB/s against rccl-tests' "
+                << p.measured_busbw / 1e9);
+    CHECK(std::abs(r.busbw_bytes_per_s / p.measured_busbw - 1.0) < 0.10);
+  }
+}
+
+TEST_CASE("an all-reduce across 2 MI300X platforms is within 10 % of rccl-tests", "[network][mesh][accuracy]") {
+  const CollectiveResult r =
+      on_system("mi300x_platform_x2_roce.yaml", CollectiveOp::all_reduce, kOneGiB, CollectiveAlgorithm::automatic);
+  INFO("busbw " << r.busbw_bytes_per_s / 1e9 << " GB/s against rccl-tests' 340.75");
+  CHECK(std::abs(r.busbw_bytes_per_s / 340.75e9 - 1.0) < 0.10);
+}
+
+TEST_CASE("the paths RCCL's rings take through a mesh node visit every GPU and share no link", "[network][mesh]") {
+  for (int m = 2; m <= 16; m += 2) {
+    INFO(m << " GPUs per node");
+    const std::vector<int> offsets = mesh_path_offsets(m);
+    REQUIRE(offsets.size() == static_cast<std::size_t>(m));
+    CHECK(std::set<int>(offsets.begin(), offsets.end()).size() == offsets.size());
+    // Each step 1 ... m-1 once: the m shifts of the path take each directed
+    // pair once.
+    std::set<int> steps;
+    for (int j = 0; j + 1 < m; ++j) steps.insert(((offsets[j + 1] - offsets[j]) % m + m) % m);
+    CHECK(steps.size() == static_cast<std::size_t>(m - 1));
+    CHECK_FALSE(steps.count(0));
+  }
+  CHECK(mesh_path_offsets(7).empty());  // no sequencing of an odd cyclic group
 }
