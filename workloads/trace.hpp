@@ -139,6 +139,9 @@ struct Trace {
   // empty means rank r on GPU r. Parallel plans place ranks (TP inside a node
   // by default) and users may permute them.
   std::vector<std::uint32_t> gpu_of_rank;
+  // The GPU model (a catalogue name) its measured kernels were timed on;
+  // empty when none is measured.
+  std::string measured_on;
 
   std::uint32_t gpu_index(std::uint32_t rank) const { return gpu_of_rank.empty() ? rank : gpu_of_rank[rank]; }
   std::uint32_t rank_count() const { return static_cast<std::uint32_t>(ranks.size()); }

@@ -175,6 +175,7 @@ class TraceReader : public FieldReader {
     t.compute_dtype = choice(required(doc, "", "compute_dtype"), "compute_dtype", names::kDTypes);
     t.totals = totals(required(doc, "", "totals"));
     if (doc.contains("gpu_of_rank")) t.gpu_of_rank = indices(doc["gpu_of_rank"], "gpu_of_rank");
+    if (doc.contains("measured_on")) t.measured_on = string(doc["measured_on"], "measured_on");
     const json& groups = required(doc, "", "groups");
     expect_array(groups, "groups");
     for (std::size_t g = 0; g < groups.size(); ++g) t.groups.push_back(indices(groups[g], item("groups", g)));
@@ -269,6 +270,11 @@ class TraceReader : public FieldReader {
       const json& s = j["sustained"];
       if (!s.is_boolean()) fail(join(path, "sustained"), describe(s) + " is not allowed; must be true or false");
       w.sustained = s.get<bool>();
+    }
+    if (j.contains("measured_seconds")) {
+      w.measured_seconds = non_negative(j["measured_seconds"], join(path, "measured_seconds"));
+      if (!(w.measured_seconds > 0.0))
+        fail(join(path, "measured_seconds"), "a measured kernel takes some time; must be > 0");
     }
     return w;
   }

@@ -24,6 +24,7 @@ void add_work(ordered_json& j, const ComputeWork& w) {
   if (w.m != 0 || w.n != 0 || w.k != 0 || w.batch != 1) j["gemm"] = {w.m, w.n, w.k, w.batch};
   if (w.comm_sms != 0) j["comm_sms"] = w.comm_sms;
   if (w.sustained) j["sustained"] = true;
+  if (w.measured_seconds > 0.0) j["measured_seconds"] = w.measured_seconds;
   // Which fused kernel, pass and mask price an attention op; absent where default.
   if (w.kind != ComputeKind::attention) return;
   if (w.attention_kernel != FusedAttention::flash2)
@@ -101,6 +102,7 @@ std::string trace_to_json(const Trace& trace, const std::string& description) {
   out += "  \"compute_dtype\": " + ordered_json(names::name_of(names::kDTypes, trace.compute_dtype)).dump() + ",\n";
   out += "  \"totals\": " + totals_json(trace.totals).dump() + ",\n";
   out += "  \"gpu_of_rank\": " + ordered_json(trace.gpu_of_rank).dump() + ",\n";
+  if (!trace.measured_on.empty()) out += "  \"measured_on\": " + ordered_json(trace.measured_on).dump() + ",\n";
   out += "  \"groups\": [\n";
   std::vector<std::string> groups;
   for (const auto& g : trace.groups) groups.push_back(ordered_json(g).dump());

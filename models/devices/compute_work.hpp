@@ -58,6 +58,11 @@ struct ComputeWork {
   // (GpuComputeParams::sustained_tensor_slowdown). Kernels timed alone, as
   // the kernel fits and their tests time them, leave it false.
   bool sustained = false;
+  // A kernel a profiler timed (simctl import kineto): its measured time on
+  // the trace's `measured_on` GPU model, which it keeps there; on another
+  // GPU the compute model's ratio rescales it (measured_kernel.hpp). 0: not
+  // measured, priced by the model alone.
+  double measured_seconds = 0.0;
   // A field added here that estimate_compute reads must also join the key
   // compute_bound.cpp prices distinct kernels by.
 };

@@ -16,6 +16,9 @@ inline constexpr const char* kVersion = "0.1.0";
 
 struct ParsedOptions;
 
+// A command's `positionals` when it takes one or more (files to import).
+inline constexpr std::size_t kOneOrMorePositionals = static_cast<std::size_t>(-1);
+
 struct Command {
   const char* name;
   const char* usage;        // "run CONFIG [options]"

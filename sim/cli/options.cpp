@@ -44,7 +44,8 @@ ParsedOptions parse_command_options(const Command& command, const std::vector<st
   po::notify(parsed.values);
   if (parsed.values.count("positional"))
     parsed.positionals = parsed.values["positional"].as<std::vector<std::string>>();
-  if (parsed.positionals.size() != command.positionals) {
+  const bool variadic = command.positionals == kOneOrMorePositionals;
+  if (variadic ? parsed.positionals.empty() : parsed.positionals.size() != command.positionals) {
     // The example names a config only where the command takes one (not `lab run N`).
     const bool takes_config = std::string(command.usage).find("CONFIG") != std::string::npos;
     throw UsageError("expected: simctl " + std::string(command.usage) + " (" +

@@ -25,6 +25,8 @@ int collective_command_main(const ParsedOptions& options, std::ostream& out);
 int route_command_main(const ParsedOptions& options, std::ostream& out);
 int transfer_command_main(const ParsedOptions& options, std::ostream& out);
 int trace_command_main(const ParsedOptions& options, std::ostream& out);
+Options import_kineto_options();
+int import_kineto_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
 int search_command_main(const ParsedOptions& options, std::ostream& out);
@@ -51,6 +53,9 @@ const std::vector<Command>& all_commands() {
        transfer_command_main},
       {"trace", "trace CONFIG OUT.json [--ranks M]",
        "write the config's per-rank trace as an editable, replayable file", 2, trace_options, trace_command_main},
+      {"import kineto", "import kineto TRACE.json[.gz]... -o OUT.json [--gpu MODEL] [--ranks N] [--step K]",
+       "turn PyTorch profiler (Kineto) traces, one per rank, into a replayable trace with the kernels' measured times",
+       kOneOrMorePositionals, import_kineto_options, import_kineto_command_main},
       {"sweep", "sweep STUDY.yaml [options] | sweep RUN.yaml --axis FIELD=VALUES... [options]",
        "simulate every point of a study (axes over a base config: a study file, or a run config and its --axis "
        "options); rows as CSV/JSON, a "

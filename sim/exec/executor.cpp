@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/devices/compute_model.hpp"
+#include "models/devices/measured_kernel.hpp"
 #include "models/network/system_collective_topology.hpp"
 #include "sim/core/clock_overflow.hpp"
 #include "sim/core/huge_page_arena.hpp"
@@ -69,7 +70,9 @@ const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const
   k.bound = std::make_shared<std::vector<KernelBound>>(ops.size(), KernelBound::compute);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     if (const auto* work = std::get_if<ComputeWork>(&ops[i].work)) {
-      const ComputeEstimate estimate = estimate_compute(gpu, *work);
+      const ComputeEstimate estimate = work->measured_seconds > 0.0
+                                           ? measured_kernel_estimate(*work, catalogue_.gpu(trace_.measured_on), gpu)
+                                           : estimate_compute(gpu, *work);
       k.time[i] = estimate.time;
       (*k.bound)[i] = estimate.bound;
     }
@@ -247,6 +250,12 @@ void Executor::start_op(std::uint32_t rank, OpIndex op) {
   const Op& spec = (*ranks_[rank].ops)[op];
   if (const auto* copy = std::get_if<CopyCall>(&spec.work)) {
     start_copy(rank, op, *copy);
+  } else if (std::holds_alternative<ComputeWork>(spec.work)) {
+    // A kernel on another stream (an imported NCCL kernel the profile did
+    // not size): it takes its time there, with no chaining.
+    const TimePs end = later_by(engine_.now(), kernel_time(ranks_[rank], op));
+    if (end == kTimeNever) throw ClockOverflow();
+    engine_.schedule_at(end, [this, rank, op] { finish_op(rank, op); });
   } else {
     start_host_work(rank, op, std::get<HostWork>(spec.work));
   }

@@ -26,7 +26,10 @@ ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
     shape.dep_count[i] = static_cast<DepCount>(ops[i].deps.size());
     shape.stream_order[stream_index(ops[i].stream)].push_back(i);
     if (meets_others(ops[i])) shape.meeting_position[i] = shape.meeting_count++;
-    shape.brief.push_back({ops[i].stream, std::holds_alternative<ComputeWork>(ops[i].work)});
+    // Only the compute stream's kernels chain (Executor::start_compute); a
+    // kernel a trace puts on another stream runs alone (start_op).
+    shape.brief.push_back(
+        {ops[i].stream, std::holds_alternative<ComputeWork>(ops[i].work) && ops[i].stream == Stream::compute});
   }
   for (std::size_t i = 0; i < ops.size(); ++i) shape.dependents_start[i + 1] += shape.dependents_start[i];
   shape.dependents.resize(shape.dependents_start.back());

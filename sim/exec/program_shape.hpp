@@ -33,7 +33,7 @@ struct ProgramShape {
   // otherwise pull a ~100-byte Op into cache for one field.
   struct Brief {
     Stream stream = Stream::compute;
-    bool compute = false;
+    bool compute = false;  // a kernel on the compute stream
   };
   std::vector<Brief> brief;
   std::vector<std::uint32_t> meeting_position;

@@ -25,6 +25,17 @@ Category copy_category(const Op& op, const CopyCall& copy) {
   return loading ? Category::data_loading : Category::host_copy;
 }
 
+// A CPU optimizer step (ZeRO-Offload) is the optimizer's time. Host time
+// on a GPU stream outside the loader's phase is the host not launching the
+// next kernel in time (a Kineto import's launch gaps): launch-bound. Other
+// host work is the loader's.
+Category host_category(const Op& op) {
+  if (op.phase == OpPhase::optimizer) return Category::optimizer;
+  const bool gpu_stream = op.stream == Stream::compute || op.stream == Stream::communication;
+  if (gpu_stream && op.phase != OpPhase::data_loading) return Category::compute_launch_bound;
+  return Category::data_loading;
+}
+
 Category compute_category(const Op& op, KernelBound bound) {
   if (op.phase == OpPhase::optimizer) return Category::optimizer;
   switch (bound) {
@@ -67,9 +78,7 @@ void fill_segments(const Trace& trace, const ExecutionResult& result, const Rend
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
       out.push_back({t.start, t.end, copy_category(ops[i], *copy)});
     } else if (std::holds_alternative<HostWork>(ops[i].work)) {
-      // A CPU optimizer step (ZeRO-Offload) is the optimizer's time; other host work is the loader's.
-      const bool optimizer = ops[i].phase == OpPhase::optimizer;
-      out.push_back({t.start, t.end, optimizer ? Category::optimizer : Category::data_loading});
+      out.push_back({t.start, t.end, host_category(ops[i])});
     } else if (const auto* call = std::get_if<CollectiveCall>(&ops[i].work)) {
       add_communication(call->dimension, t, rendezvous.at(rank, i).ready, out);
     } else {

@@ -404,7 +404,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   for (const GpuSpec& variant : s.system.gpu_variants()) s.catalogue.add_gpu(variant);
   const ConfigNode workload_node = section(root, "workload", file_overrides);
   if (is_trace_workload(workload_node)) {  // replayed as written: no plan, so no memory estimate
-    TraceWorkload replay = load_trace_workload(workload_node, s.system);
+    TraceWorkload replay = load_trace_workload(workload_node, s.system, s.catalogue);
     s.trace = std::move(replay.trace);
     s.labels = RunLabels{describe_system(s.system, s.trace.rank_count(), options.overrides), std::move(replay.label)};
     s.replays_trace_file = true;

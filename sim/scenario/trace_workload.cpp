@@ -25,11 +25,34 @@ void check_fits(const ConfigNode& trace_node, const std::string& file, const Tra
   }
 }
 
+bool has_measured_kernels(const Trace& trace) {
+  for (const auto& program : trace.programs) {
+    for (const Op& op : program) {
+      const auto* work = std::get_if<ComputeWork>(&op.work);
+      if (work && work->measured_seconds > 0.0) return true;
+    }
+  }
+  return false;
+}
+
+void check_measured_on(const std::string& file, const Trace& trace, const DeviceCatalogue& catalogue) {
+  const bool measured = has_measured_kernels(trace);
+  if (!measured || catalogue.find_gpu(trace.measured_on)) return;
+  std::string models;
+  for (const std::string& id : catalogue.gpu_ids()) models += (models.empty() ? "" : ", ") + id;
+  const std::string what = trace.measured_on.empty()
+                               ? std::string("the trace has measured kernels (measured_seconds) but no measured_on")
+                               : "'" + trace.measured_on + "' is not a GPU model of the catalogue";
+  throw ConfigError(SourceLocation{file, 0, 0}, "measured_on",
+                    what + "; name the GPU they were timed on, one of " + models);
+}
+
 }  // namespace
 
 bool is_trace_workload(const ConfigNode& workload_node) { return workload_node.is_map() && workload_node.has("trace"); }
 
-TraceWorkload load_trace_workload(const ConfigNode& workload_node, const System& system) {
+TraceWorkload load_trace_workload(const ConfigNode& workload_node, const System& system,
+                                  const DeviceCatalogue& catalogue) {
   expect_section(workload_node, "workload:trace");
   const ConfigNode trace_node = workload_node.child("trace");
   namespace fs = std::filesystem;
@@ -39,6 +62,7 @@ TraceWorkload load_trace_workload(const ConfigNode& workload_node, const System&
   }
   TraceFile loaded = read_trace_file(file.string());
   check_fits(trace_node, file.string(), loaded.trace, system);
+  check_measured_on(file.string(), loaded.trace, catalogue);
   std::string label = "trace " + file.filename().string() + ": ";
   label += loaded.description.empty() ? std::to_string(loaded.trace.ranks.size()) + " ranks" : loaded.description;
   return TraceWorkload{std::move(loaded.trace), std::move(label)};

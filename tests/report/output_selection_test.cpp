@@ -4,12 +4,11 @@
 // run's whole ops.csv), and gzipped outputs hold the same bytes as plain ones.
 #include "sim/report/output_selection.hpp"
 
-#include <zlib.h>
-
 #include <catch2/catch.hpp>
 #include <set>
 
 #include "sim/report/json_text.hpp"
+#include "tests/gunzip.hpp"
 #include "tests/report/report_outputs.hpp"
 
 using nlohmann::json;
@@ -17,18 +16,6 @@ using namespace simctl;
 using namespace simctl::testing;
 
 namespace {
-
-std::string gunzipped(const std::filesystem::path& file) {
-  gzFile in = gzopen(file.c_str(), "rb");
-  REQUIRE(in != nullptr);
-  std::string text;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(in, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  CHECK(n == 0);
-  gzclose(in);
-  return text;
-}
 
 std::vector<CsvRow> read_csv_text(const std::string& text, const std::filesystem::path& scratch) {
   {
