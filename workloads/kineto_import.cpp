@@ -275,7 +275,13 @@ class RankBuilder {
  public:
   RankBuilder(const KinetoFile& f, RankInfo info, const KinetoImportOptions& options,
               std::vector<std::vector<std::uint32_t>>& groups)
-      : file_(f), info_(info), options_(options), groups_(groups) {}
+      : file_(f), info_(info), options_(options), groups_(groups) {
+    // record_param_comms shares its External id with the NCCL kernel it launched.
+    for (const json& e : events_of(f)) {
+      if (name_of(e) != "record_param_comms") continue;
+      if (const auto id = integer_arg(e, "External id")) comms_[*id] = &e["args"];
+    }
+  }
 
   ImportedRank build(const std::vector<GpuEvent>& gpu, const StepWindow& step) {
     if (!gpu.empty() && std::isfinite(step.ts_us) && gpu.front().start_us > step.ts_us) {
@@ -340,16 +346,30 @@ class RankBuilder {
   }
 
   // An NCCL kernel whose args say what it is (PyTorch 2.1+ records them).
+  // The sizes an NCCL kernel records itself, else those of the
+  // record_param_comms op that launched it (PyTorch 2.0's traces).
+  const json* sized_args(const json& e) const {
+    const auto args = e.find("args");
+    if (args != e.end() && args->contains("Collective name")) return &*args;
+    const auto id = integer_arg(e, "External id");
+    const auto comms = id ? comms_.find(*id) : comms_.end();
+    if (comms != comms_.end() && comms->second->contains("Collective name")) return comms->second;
+    return nullptr;
+  }
+
   std::optional<CollectiveCall> collective(const GpuEvent& g) {
     const json& e = *g.event;
-    const auto args = e.find("args");
-    if (args == e.end() || !args->contains("Collective name")) return std::nullopt;
+    const json* args = sized_args(e);
+    if (!args) return std::nullopt;
     const auto kind = collective_kind((*args)["Collective name"].get<std::string>());
     if (!kind) return std::nullopt;  // send, recv, barrier: kept as measured kernels
     const std::string dtype = args->value("dtype", "");
     const auto size = element_bytes(dtype);
     if (!size) fail(file_.label, event_label(e, g.index) + ": unknown dtype '" + dtype + "'");
-    const auto elements = integer_arg(e, kind->output_sized ? "Out msg nelems" : "In msg nelems");
+    const char* count = kind->output_sized ? "Out msg nelems" : "In msg nelems";
+    const auto elements = args->contains(count) && (*args)[count].is_number()
+                              ? std::optional<double>((*args)[count].get<double>())
+                              : std::nullopt;
     if (!elements) fail(file_.label, event_label(e, g.index) + ": an NCCL collective without its message size");
     CollectiveCall call;
     call.op = kind->op;
@@ -419,6 +439,7 @@ class RankBuilder {
   RankInfo info_;
   const KinetoImportOptions& options_;
   std::vector<std::vector<std::uint32_t>>& groups_;
+  std::unordered_map<std::int64_t, const json*> comms_;  // External id -> record_param_comms' args
   ImportedRank out_;
   std::array<std::vector<Observed>, kStreamCount> observed_;
   std::array<std::array<OpIndex, kStreamCount>, kStreamCount> last_dep_ = filled_deps();

@@ -103,6 +103,36 @@ TEST_CASE("NCCL kernels that carry their sizes become collectives on their proce
   CHECK(imported.steps.front().profiled_seconds == Approx(0.219726905));
 }
 
+// PyTorch 2.0 recorded the sizes on the record_param_comms op only.
+TEST_CASE("NCCL kernels without sizes take them from the record_param_comms op that launched them",
+          "[workloads][kineto]") {
+  const json document = read_gzipped_json(kA100Trace);
+  json unsized = document;
+  std::size_t stripped = 0;
+  for (json& e : unsized["traceEvents"]) {
+    if (e.value("cat", "") != "kernel" || !e["args"].contains("Collective name")) continue;
+    for (const char* key : {"Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype",
+                            "Process Group Ranks", "Process Group Name"})
+      e["args"].erase(key);
+    ++stripped;
+  }
+  REQUIRE(stripped > 0);
+  KinetoImportOptions options;
+  options.measured_on = "a100-sxm-80gb";
+  const KinetoImport sized = import_kineto({{"sized", document}}, options);
+  const KinetoImport from_comms = import_kineto({{"unsized", unsized}}, options);
+  auto calls = [](const Trace& t) {
+    std::vector<std::pair<CollectiveOp, double>> out;
+    for (const Op& op : t.ops(0)) {
+      if (const auto* c = std::get_if<CollectiveCall>(&op.work)) out.push_back({c->op, c->bytes});
+    }
+    return out;
+  };
+  REQUIRE_FALSE(calls(sized.trace).empty());
+  CHECK(calls(from_comms.trace) == calls(sized.trace));
+  CHECK(from_comms.trace.groups == sized.trace.groups);
+}
+
 TEST_CASE("the old category names (Kernel, Runtime, Memcpy) import like the new", "[workloads][kineto]") {
   json renamed = read_gzipped_json(kA100Trace);
   const std::map<std::string, std::string> old_names{
