@@ -1,6 +1,7 @@
 #include "workloads/kineto_import.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <set>
@@ -23,17 +24,29 @@ constexpr std::size_t stream_index(Stream s) { return static_cast<std::size_t>(s
 // the GPU's own launch latency, which the compute model already prices.
 constexpr double kMinLaunchGapUs = 1.0;
 constexpr std::size_t kMaxNameLength = 96;
+// More ranks than the largest runs simctl replays (100,000 GPUs) is a
+// corrupt or foreign file, not a job.
+constexpr std::int64_t kMaxRanks = 131072;
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) { throw KinetoError(file + ": " + what); }
 
-std::string name_of(const json& e) {
-  const auto it = e.find("name");
-  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+// A field of an object as text: "" when absent or not a string (a fuzzed or
+// foreign trace may hold anything anywhere).
+std::string text_field(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string category_of(const json& e) {
-  const auto it = e.find("cat");
-  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+std::string name_of(const json& e) { return text_field(e, "name"); }
+std::string category_of(const json& e) { return text_field(e, "cat"); }
+
+// A whole number that fits, else nothing.
+std::optional<std::int64_t> whole(const json& value) {
+  if (!value.is_number()) return std::nullopt;
+  const double v = value.get<double>();
+  if (!(v >= -9.0e15 && v <= 9.0e15)) return std::nullopt;
+  return static_cast<std::int64_t>(v);
 }
 
 std::string event_label(const json& e, std::size_t index) {
@@ -64,8 +77,7 @@ std::optional<std::int64_t> integer_arg(const json& e, const char* key) {
   const auto args = e.find("args");
   if (args == e.end() || !args->is_object()) return std::nullopt;
   const auto it = args->find(key);
-  if (it == args->end() || !it->is_number()) return std::nullopt;
-  return static_cast<std::int64_t>(it->get<double>());
+  return it == args->end() ? std::nullopt : whole(*it);
 }
 
 struct GpuEvent {
@@ -91,9 +103,13 @@ RankInfo rank_info(const KinetoFile& f, bool required) {
     if (required) fail(f.label, "no distributedInfo.rank: with several files each must say which rank it is");
     return {};
   }
-  RankInfo out;
-  out.rank = (*info)["rank"].get<std::int64_t>();
-  out.world = info->value("world_size", std::int64_t{1});
+  const auto rank = whole((*info)["rank"]);
+  const auto world = info->contains("world_size") ? whole((*info)["world_size"]) : std::optional<std::int64_t>(1);
+  if (!rank || !world) fail(f.label, "distributedInfo's rank and world_size must be whole numbers");
+  RankInfo out{*rank, *world};
+  if (out.world > kMaxRanks)
+    fail(f.label, "distributedInfo says a world of " + std::to_string(out.world) + " ranks; at most " +
+                      std::to_string(kMaxRanks) + " are imported");
   if (out.rank < 0 || out.world < 1 || out.rank >= out.world)
     fail(f.label, "distributedInfo says rank " + std::to_string(out.rank) + " of " + std::to_string(out.world));
   return out;
@@ -111,8 +127,12 @@ StepWindow pick_step(const KinetoFile& f, const json& events, std::optional<std:
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& e = events[i];
     const std::string name = name_of(e);
-    if (name.rfind("ProfilerStep#", 0) != 0 || e.value("ph", "") != "X") continue;
-    steps.push_back({std::stoll(name.substr(13)), number(e, "ts", f.label, i), number(e, "dur", f.label, i)});
+    if (name.rfind("ProfilerStep#", 0) != 0 || text_field(e, "ph") != "X") continue;
+    std::int64_t step = 0;
+    const char* digits = name.c_str() + 13;
+    const auto [end, error] = std::from_chars(digits, name.c_str() + name.size(), step);
+    if (error != std::errc() || end != name.c_str() + name.size()) continue;  // not a step number
+    steps.push_back({step, number(e, "ts", f.label, i), number(e, "dur", f.label, i)});
   }
   if (steps.empty()) {
     if (wanted) fail(f.label, "has no ProfilerStep#" + std::to_string(*wanted) + " (no ProfilerStep at all)");
@@ -159,7 +179,9 @@ std::vector<GpuEvent> step_gpu_events(const KinetoFile& f, const json& events, c
       launched = launches[*c].first;
       g.launch_end_us = launches[*c].second;
     }
-    if (launched >= step.ts_us && launched <= step.ts_us + step.dur_us) out.push_back(g);
+    // Without a ProfilerStep the window is unbounded (ts -inf, dur +inf).
+    const bool unbounded = !std::isfinite(step.ts_us);
+    if (unbounded || (launched >= step.ts_us && launched <= step.ts_us + step.dur_us)) out.push_back(g);
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const GpuEvent& a, const GpuEvent& b) { return a.start_us < b.start_us; });
@@ -245,7 +267,11 @@ std::optional<CollectiveKind> collective_kind(const std::string& name) {
 std::vector<std::uint32_t> parse_rank_list(const json& value) {
   std::vector<std::uint32_t> ranks;
   if (value.is_array()) {
-    for (const json& r : value) ranks.push_back(r.get<std::uint32_t>());
+    for (const json& r : value) {
+      const auto rank = whole(r);
+      if (!rank || *rank < 0 || *rank >= kMaxRanks) return {};
+      ranks.push_back(static_cast<std::uint32_t>(*rank));
+    }
     return ranks;
   }
   std::string text = value.is_string() ? value.get<std::string>() : "";
@@ -256,9 +282,11 @@ std::vector<std::uint32_t> parse_rank_list(const json& value) {
   while (at < text.size()) {
     const auto digit = text.find_first_of("0123456789", at);
     if (digit == std::string::npos) break;
-    std::size_t used = 0;
-    ranks.push_back(static_cast<std::uint32_t>(std::stoul(text.substr(digit), &used)));
-    at = digit + used;
+    std::uint32_t rank = 0;
+    const auto [end, error] = std::from_chars(text.data() + digit, text.data() + text.size(), rank);
+    if (error != std::errc() || rank >= kMaxRanks) return {};
+    ranks.push_back(rank);
+    at = static_cast<std::size_t>(end - text.data());
   }
   return ranks;
 }
@@ -361,15 +389,15 @@ class RankBuilder {
     const json& e = *g.event;
     const json* args = sized_args(e);
     if (!args) return std::nullopt;
-    const auto kind = collective_kind((*args)["Collective name"].get<std::string>());
+    const auto kind = collective_kind(text_field(*args, "Collective name"));
     if (!kind) return std::nullopt;  // send, recv, barrier: kept as measured kernels
-    const std::string dtype = args->value("dtype", "");
+    const std::string dtype = text_field(*args, "dtype");
     const auto size = element_bytes(dtype);
     if (!size) fail(file_.label, event_label(e, g.index) + ": unknown dtype '" + dtype + "'");
     const char* count = kind->output_sized ? "Out msg nelems" : "In msg nelems";
-    const auto elements = args->contains(count) && (*args)[count].is_number()
-                              ? std::optional<double>((*args)[count].get<double>())
-                              : std::nullopt;
+    const auto elements = args->contains(count) ? whole((*args)[count]) : std::nullopt;
+    if (elements && *elements < 0)
+      fail(file_.label, event_label(e, g.index) + ": a negative message size (" + count + ")");
     if (!elements) fail(file_.label, event_label(e, g.index) + ": an NCCL collective without its message size");
     CollectiveCall call;
     call.op = kind->op;
@@ -383,7 +411,7 @@ class RankBuilder {
     std::vector<std::uint32_t> members;
     if (args.contains("Process Group Ranks")) members = parse_rank_list(args["Process Group Ranks"]);
     if (members.empty()) {
-      const std::int64_t size = args.value("Group size", std::int64_t{0});
+      const std::int64_t size = args.contains("Group size") ? whole(args["Group size"]).value_or(0) : 0;
       if (size != info_.world)
         fail(file_.label, event_label(e, index) + ": a group of " + std::to_string(size) +
                               " without its ranks (Process Group Ranks), in a world of " + std::to_string(info_.world));
@@ -484,7 +512,7 @@ void check_agreement(const std::vector<ImportedRank>& ranks, const std::vector<K
 std::string device_name(const json& document) {
   const auto props = document.find("deviceProperties");
   if (props == document.end() || !props->is_array() || props->empty()) return "";
-  return props->front().value("name", "");
+  return text_field(props->front(), "name");
 }
 
 KinetoImport import_files(const std::vector<KinetoFile>& files, const KinetoImportOptions& options) {
@@ -512,6 +540,8 @@ KinetoImport import_files(const std::vector<KinetoFile>& files, const KinetoImpo
   check_agreement(rank_ops, files, groups);
 
   const std::uint32_t ranks = options.ranks.value_or(static_cast<std::uint32_t>(infos.front().world));
+  if (ranks == 0 || ranks > kMaxRanks)
+    throw KinetoError("--ranks " + std::to_string(ranks) + ": write 1 to " + std::to_string(kMaxRanks) + " ranks");
   for (const auto& group : groups) {
     for (std::uint32_t member : group) {
       if (member >= ranks)

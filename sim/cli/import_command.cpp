@@ -45,6 +45,8 @@ KinetoFile load_file(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw KinetoError(path + ": not valid JSON (byte " + std::to_string(e.byte) + "): the file is cut short or " +
                       "is not a Kineto trace");
+  } catch (const nlohmann::json::exception& e) {  // a number out of range (1e999)
+    throw KinetoError(path + ": not a Kineto trace: " + e.what());
   }
   return file;
 }

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <iterator>
 
 namespace simctl {
 
@@ -23,6 +24,7 @@ HugePageArena::HugePageArena(std::size_t capacity_bytes) {
 
 HugePageArena::~HugePageArena() {
   if (base_ != nullptr) munmap(base_, capacity_);
+  for (const Spill& s : spilled_) std::pmr::new_delete_resource()->deallocate(s.p, s.bytes, s.alignment);
 }
 
 bool HugePageArena::owns(const void* p) const {
@@ -33,14 +35,23 @@ bool HugePageArena::owns(const void* p) const {
 void* HugePageArena::do_allocate(std::size_t bytes, std::size_t alignment) {
   const std::size_t start = (used_ + alignment - 1) / alignment * alignment;
   if (base_ == nullptr || start + bytes > capacity_) {
-    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+    void* p = std::pmr::new_delete_resource()->allocate(bytes, alignment);
+    spilled_.push_back({p, bytes, alignment});
+    return p;
   }
   used_ = start + bytes;
   return base_ + start;
 }
 
 void HugePageArena::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
-  if (!owns(p)) std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  if (owns(p)) return;
+  // Spills are few (the block is sized for the run); the latest is the likeliest.
+  for (auto it = spilled_.rbegin(); it != spilled_.rend(); ++it) {
+    if (it->p != p) continue;
+    spilled_.erase(std::next(it).base());
+    break;
+  }
+  std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
 }
 
 }  // namespace simctl

@@ -4,9 +4,12 @@
 // pages that is ~250,000 page faults, which cost more than the replay's
 // bookkeeping itself. Memory is returned only when the arena dies, so it
 // suits state allocated once and kept for a run. Requests beyond the block
-// go to the default resource.
+// (or every request, when the block is empty: a trace of no ops) go to the
+// default resource, and the arena frees those it still holds when it dies,
+// as it unmaps its block: its users never deallocate.
 #include <cstddef>
 #include <memory_resource>
+#include <vector>
 
 namespace simctl {
 
@@ -26,6 +29,11 @@ class HugePageArena final : public std::pmr::memory_resource {
   std::byte* base_ = nullptr;
   std::size_t capacity_ = 0;
   std::size_t used_ = 0;
+  struct Spill {
+    void* p;
+    std::size_t bytes, alignment;
+  };
+  std::vector<Spill> spilled_;  // taken from the default resource, not yet given back
 };
 
 }  // namespace simctl

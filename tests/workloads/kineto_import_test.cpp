@@ -230,10 +230,26 @@ TEST_CASE("bad Kineto traces are refused naming the file and the event", "[workl
   refused("negative.json", negative.dump(), {"--gpu", "a100-sxm-80gb"}, "traceEvents[" + std::to_string(index) + "]");
   refused("negative2.json", negative.dump(), {"--gpu", "a100-sxm-80gb"}, "negative duration");
 
+  // Found by fuzz_kineto: a number JSON cannot hold.
+  refused("huge_number.json", R"({"traceEvents": [{"ts": 1e999}]})", {"--gpu", "a100-sxm-80gb"}, "not a Kineto trace");
   refused("no_step.json", good.dump(), {"--gpu", "a100-sxm-80gb", "--step", "9"},
           "has no ProfilerStep#9; it has steps 4, 5, 6");
   refused("unknown_gpu.json", good.dump(), {"--gpu", "a100"}, "with --gpu MODEL, one of a100-sxm-80gb", false);
   refused("small_world.json", good.dump(), {"--gpu", "a100-sxm-80gb", "--ranks", "1"}, "pass --ranks 2");
+}
+
+// Found by fuzz_kineto (its replay leaked the empty ranks' counters): a
+// step whose GPU ran nothing replays as an empty step.
+TEST_CASE("a profiled step with no GPU work imports and replays as an empty step", "[workloads][kineto]") {
+  const std::string path = write_scratch("empty_step.json",
+                                         R"({"distributedInfo": {"rank": 0, "world_size": 2}, "traceEvents": [
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "ts": 100, "dur": 50}]})");
+  const std::string out = (scratch_dir() / "kineto_empty.json").string();
+  const CliResult r = import_kineto_cli({path}, out, {"--gpu", "h100-sxm"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("0 GPU ops"));
+  CHECK(replayed_step_ms("kineto_empty.json", "dgx_h100.yaml") == 0.0);
 }
 
 TEST_CASE("ranks whose files disagree, or lack their rank, are refused", "[workloads][kineto][bad_input]") {
