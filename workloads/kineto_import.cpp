@@ -312,6 +312,7 @@ class RankBuilder {
   }
 
   ImportedRank build(const std::vector<GpuEvent>& gpu, const StepWindow& step) {
+    assign_compute_streams(gpu);
     if (!gpu.empty() && std::isfinite(step.ts_us) && gpu.front().start_us > step.ts_us) {
       add_host(Stream::compute, "step_start (host before the first kernel)", step.ts_us, gpu.front().start_us);
     }
@@ -337,11 +338,41 @@ class RankBuilder {
     append(std::move(op), g.start_us, g.end_us);
   }
 
+  static bool is_host_copy(const GpuEvent& g, const std::string& name) {
+    return g.kind == GpuKind::memcpy &&
+           (name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos);
+  }
+
+  static std::int64_t cuda_stream(const GpuEvent& g) {
+    if (const auto s = integer_arg(*g.event, "stream")) return *s;
+    const auto tid = g.event->find("tid");
+    return tid != g.event->end() ? whole(*tid).value_or(0) : 0;
+  }
+
+  // A rank's compute kernels may run on several CUDA streams at once (a
+  // side stream for FSDP's copies, say). The busiest is the compute
+  // stream, the next two the overlap and prefetch streams, so what ran
+  // side by side still does; any further ones join the compute stream.
+  void assign_compute_streams(const std::vector<GpuEvent>& gpu) {
+    std::map<std::int64_t, double> busy_us;
+    for (const GpuEvent& g : gpu) {
+      const std::string name = name_of(*g.event);
+      if ((g.kind == GpuKind::kernel && is_nccl(name)) || is_host_copy(g, name)) continue;
+      busy_us[cuda_stream(g)] += g.end_us - g.start_us;
+    }
+    std::vector<std::pair<double, std::int64_t>> by_busy;
+    for (const auto& [stream, us] : busy_us) by_busy.push_back({-us, stream});
+    std::sort(by_busy.begin(), by_busy.end());
+    const Stream sides[] = {Stream::compute, Stream::overlap, Stream::prefetch};
+    for (std::size_t i = 0; i < by_busy.size(); ++i)
+      compute_stream_[by_busy[i].second] = i < std::size(sides) ? sides[i] : Stream::compute;
+  }
+
   Stream stream_of(const GpuEvent& g, const std::string& name) const {
     if (g.kind == GpuKind::kernel && is_nccl(name)) return Stream::communication;
-    if (g.kind == GpuKind::memcpy && (name.find("HtoD") != std::string::npos || name.find("DtoH") != std::string::npos))
-      return Stream::copy;
-    return Stream::compute;
+    if (is_host_copy(g, name)) return Stream::copy;
+    const auto it = compute_stream_.find(cuda_stream(g));
+    return it != compute_stream_.end() ? it->second : Stream::compute;
   }
 
   std::variant<ComputeWork, CollectiveCall, CopyCall, PeerTransfer, HostWork> work_of(const GpuEvent& g,
@@ -468,6 +499,7 @@ class RankBuilder {
   const KinetoImportOptions& options_;
   std::vector<std::vector<std::uint32_t>>& groups_;
   std::unordered_map<std::int64_t, const json*> comms_;  // External id -> record_param_comms' args
+  std::map<std::int64_t, Stream> compute_stream_;        // CUDA stream -> the rank's stream its kernels run on
   ImportedRank out_;
   std::array<std::vector<Observed>, kStreamCount> observed_;
   std::array<std::array<OpIndex, kStreamCount>, kStreamCount> last_dep_ = filled_deps();

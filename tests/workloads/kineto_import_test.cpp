@@ -204,7 +204,37 @@ TEST_CASE("several ranks' files import as one trace, and ranks without a file re
   CHECK(names(3) == names(1));
   CHECK(file.trace.measured_on == "a100-sxm-80gb");
   CHECK_THAT(r.out, Catch::Contains("ProfilerStep#551"));  // the median of each file's two steps
-  CHECK(replayed_step_ms("kineto_sampled.json", "dgx_a100.yaml") > 0.0);
+  // Replayed as 2 ranks on the A100 model they ran on: rank 0's step.
+  const double profiled = profiled_ms(r.out);
+  const double replayed = replayed_step_ms("kineto_sampled.json", "dgx_a100.yaml");
+  INFO("replayed " << replayed << " ms against " << profiled << " ms profiled");
+  CHECK(std::abs(replayed / profiled - 1.0) < 0.10);
+}
+
+// Kernels of two CUDA streams that ran side by side still do: the second
+// busiest stream becomes the rank's overlap stream, not a queue behind the
+// first.
+TEST_CASE("kernels that overlapped on two CUDA streams overlap in the replay", "[workloads][kineto]") {
+  const std::string path = write_scratch("two_streams.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 1000},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 0, "dur": 5, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 6, "dur": 5, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 10, "dur": 900, "args": {"correlation": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "elementwise_b", "ts": 20, "dur": 800, "args": {"correlation": 2, "stream": 9}}
+  ]})");
+  const std::string out = (scratch_dir() / "kineto_two_streams.json").string();
+  const CliResult r = import_kineto_cli({path}, out, {"--gpu", "h100-sxm"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const TraceFile file = read_trace_file(out);
+  std::vector<Stream> streams;
+  for (const Op& op : file.trace.ops(0)) {
+    if (std::holds_alternative<ComputeWork>(op.work)) streams.push_back(op.stream);
+  }
+  CHECK(streams == std::vector<Stream>{Stream::compute, Stream::overlap});
+  // 10 us of host before the first kernel, then 900 us with the 800 us
+  // kernel beside it: not 1,710 us one after the other.
+  CHECK(replayed_step_ms("kineto_two_streams.json", "dgx_h100.yaml") == Approx(0.910).epsilon(0.01));
 }
 
 TEST_CASE("bad Kineto traces are refused naming the file and the event", "[workloads][kineto][bad_input]") {
