@@ -379,7 +379,8 @@ class RankBuilder {
                                                                                       const std::string& name, Op& op) {
     const json& e = *g.event;
     const double seconds = (g.end_us - g.start_us) * kSecondsPerUs;
-    const double bytes = integer_arg(e, "bytes").value_or(0);
+    const double bytes = static_cast<double>(integer_arg(e, "bytes").value_or(0));
+    if (bytes < 0) fail(file_.label, event_label(e, g.index) + ": negative bytes");
     if (op.stream == Stream::copy) {
       op.phase = OpPhase::host_copy;
       return CopyCall{
@@ -404,9 +405,8 @@ class RankBuilder {
     return w;
   }
 
-  // An NCCL kernel whose args say what it is (PyTorch 2.1+ records them).
-  // The sizes an NCCL kernel records itself, else those of the
-  // record_param_comms op that launched it (PyTorch 2.0's traces).
+  // The sizes an NCCL kernel records itself (PyTorch 2.1+), else those of
+  // the record_param_comms op that launched it (PyTorch 2.0).
   const json* sized_args(const json& e) const {
     const auto args = e.find("args");
     if (args != e.end() && args->contains("Collective name")) return &*args;

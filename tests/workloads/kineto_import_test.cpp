@@ -260,6 +260,12 @@ TEST_CASE("bad Kineto traces are refused naming the file and the event", "[workl
   refused("negative.json", negative.dump(), {"--gpu", "a100-sxm-80gb"}, "traceEvents[" + std::to_string(index) + "]");
   refused("negative2.json", negative.dump(), {"--gpu", "a100-sxm-80gb"}, "negative duration");
 
+  json negative_bytes = good;
+  for (json& e : negative_bytes["traceEvents"]) {
+    if (e.value("cat", "") == "gpu_memcpy") e["args"]["bytes"] = -5;
+  }
+  refused("negative_bytes.json", negative_bytes.dump(), {"--gpu", "a100-sxm-80gb"}, "negative bytes");
+
   // Found by fuzz_kineto: a number JSON cannot hold.
   refused("huge_number.json", R"({"traceEvents": [{"ts": 1e999}]})", {"--gpu", "a100-sxm-80gb"}, "not a Kineto trace");
   refused("no_step.json", good.dump(), {"--gpu", "a100-sxm-80gb", "--step", "9"},
