@@ -304,10 +304,14 @@ class RankBuilder {
   RankBuilder(const KinetoFile& f, RankInfo info, const KinetoImportOptions& options,
               std::vector<std::vector<std::uint32_t>>& groups)
       : file_(f), info_(info), options_(options), groups_(groups) {
-    // record_param_comms shares its External id with the NCCL kernel it launched.
+    // The innermost CPU op shares its External id with the kernel it
+    // launched: record_param_comms for an NCCL kernel, aten::mm for a GEMM.
     for (const json& e : events_of(f)) {
-      if (name_of(e) != "record_param_comms") continue;
-      if (const auto id = integer_arg(e, "External id")) comms_[*id] = &e["args"];
+      const std::string name = name_of(e);
+      const auto id = integer_arg(e, "External id");
+      if (!id) continue;
+      if (name == "record_param_comms") comms_[*id] = &e["args"];
+      if (gemm_op(name)) matmuls_[*id] = &e["args"];
     }
   }
 
@@ -402,7 +406,84 @@ class RankBuilder {
     // A device copy reads and writes its bytes; a memset writes them.
     w.memory_bytes = g.kind == GpuKind::memcpy ? 2 * bytes : bytes;
     w.measured_seconds = std::max(seconds, 1e-12);
+    if (w.kind == ComputeKind::gemm) size_gemm(e, w);
     return w;
+  }
+
+  static bool gemm_op(const std::string& name) {
+    return name == "aten::mm" || name == "aten::addmm" || name == "aten::bmm" || name == "aten::baddbmm";
+  }
+
+  // A GEMM whose aten op recorded its input shapes (record_shapes=True):
+  // its m, n, k, FLOPs and bytes, so another GPU rescales it by the compute
+  // model's estimates rather than by peak alone.
+  void size_gemm(const json& kernel, ComputeWork& w) const {
+    const auto id = integer_arg(kernel, "External id");
+    const auto found = id ? matmuls_.find(*id) : matmuls_.end();
+    if (found == matmuls_.end()) return;
+    const json& args = *found->second;
+    const auto dims = args.find("Input Dims");
+    if (dims == args.end() || !dims->is_array() || dims->size() < 2) return;
+    const auto operands = gemm_operands(*dims);
+    if (!operands) return;
+    const auto& [shape_a, shape_b, a] = *operands;
+    const bool batched = shape_a.size() == 3;
+    const std::int64_t batch = batched ? shape_a[0] : 1, m = shape_a[batched], k = shape_a[batched + 1],
+                       n = shape_b[batched + 1];
+    if (batch < 1 || m < 1 || n < 1 || k < 1) return;
+    w.m = m;
+    w.n = n;
+    w.k = k;
+    w.batch = batch;
+    if (const auto dtype = tensor_dtype(args, a)) w.dtype = *dtype;
+    const double element = w.dtype == DType::fp32 || w.dtype == DType::tf32 ? 4.0 : w.dtype == DType::fp8 ? 1.0 : 2.0;
+    const auto b = static_cast<double>(batch), dm = static_cast<double>(m), dn = static_cast<double>(n),
+               dk = static_cast<double>(k);
+    w.flops = 2.0 * dm * dn * dk * b;
+    w.memory_bytes = (dm * dk + dk * dn + dm * dn) * b * element;
+  }
+
+  struct GemmOperands {
+    std::vector<std::int64_t> a, b;
+    std::size_t first_input = 0;  // where A sits among the op's inputs
+  };
+
+  // The last adjacent pair of 2-D (or 3-D, batched) inputs whose inner
+  // sizes agree: addmm and baddbmm put the added term first and their
+  // scalars last.
+  static std::optional<GemmOperands> gemm_operands(const json& dims) {
+    std::optional<GemmOperands> found;
+    for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
+      auto first = tensor_shape(dims[i]), second = tensor_shape(dims[i + 1]);
+      const std::size_t rank = first.size();
+      if ((rank != 2 && rank != 3) || second.size() != rank || first[rank - 1] != second[rank - 2]) continue;
+      if (rank == 3 && first[0] != second[0]) continue;
+      found = GemmOperands{std::move(first), std::move(second), i};
+    }
+    return found;
+  }
+
+  static std::vector<std::int64_t> tensor_shape(const json& dims) {
+    std::vector<std::int64_t> shape;
+    if (!dims.is_array()) return shape;
+    for (const json& d : dims) {
+      const auto v = whole(d);
+      if (!v || *v < 0 || *v > (std::int64_t{1} << 32)) return {};
+      shape.push_back(*v);
+    }
+    return shape;
+  }
+
+  // PyTorch's names for a tensor's element type in "Input type".
+  static std::optional<DType> tensor_dtype(const json& args, std::size_t input) {
+    const auto types = args.find("Input type");
+    if (types == args.end() || !types->is_array() || types->size() <= input) return std::nullopt;
+    const std::string type = (*types)[input].is_string() ? (*types)[input].get<std::string>() : "";
+    if (type == "float") return DType::fp32;
+    if (type == "c10::BFloat16") return DType::bf16;
+    if (type == "c10::Half") return DType::fp16;
+    if (type.find("Float8") != std::string::npos) return DType::fp8;
+    return std::nullopt;
   }
 
   // The sizes an NCCL kernel records itself (PyTorch 2.1+), else those of
@@ -498,8 +579,9 @@ class RankBuilder {
   RankInfo info_;
   const KinetoImportOptions& options_;
   std::vector<std::vector<std::uint32_t>>& groups_;
-  std::unordered_map<std::int64_t, const json*> comms_;  // External id -> record_param_comms' args
-  std::map<std::int64_t, Stream> compute_stream_;        // CUDA stream -> the rank's stream its kernels run on
+  std::unordered_map<std::int64_t, const json*> comms_;    // External id -> record_param_comms' args
+  std::unordered_map<std::int64_t, const json*> matmuls_;  // External id -> aten::mm/addmm/bmm/baddbmm's args
+  std::map<std::int64_t, Stream> compute_stream_;          // CUDA stream -> the rank's stream its kernels run on
   ImportedRank out_;
   std::array<std::vector<Observed>, kStreamCount> observed_;
   std::array<std::array<OpIndex, kStreamCount>, kStreamCount> last_dep_ = filled_deps();

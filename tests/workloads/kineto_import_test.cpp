@@ -211,6 +211,40 @@ TEST_CASE("several ranks' files import as one trace, and ranks without a file re
   CHECK(std::abs(replayed / profiled - 1.0) < 0.10);
 }
 
+// A profile recorded with record_shapes=True names each GEMM's operands on
+// its aten op, which shares the kernel's External id.
+TEST_CASE("GEMM kernels take their shape from the aten op that launched them", "[workloads][kineto]") {
+  const json profile = json::parse(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "ts": 0, "dur": 20, "args": {"External id": 5,
+     "Input Dims": [[4096], [2048, 1024], [1024, 4096], [], []],
+     "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"]}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "ts": 30, "dur": 20, "args": {"External id": 6,
+     "Input Dims": [[8, 128, 64], [8, 64, 256]], "Input type": ["float", "float"]}},
+    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32", "ts": 40, "dur": 50,
+     "args": {"External id": 5, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "ts": 100, "dur": 30,
+     "args": {"External id": 6, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "cutlass_gemm_unlinked", "ts": 140, "dur": 10, "args": {"stream": 7}}
+  ]})");
+  KinetoImportOptions options;
+  options.measured_on = "h100-sxm";
+  const KinetoImport imported = import_kineto({{"shapes", profile}}, options);
+  std::vector<ComputeWork> gemms;
+  for (const Op& op : imported.trace.ops(0)) {
+    if (const auto* w = std::get_if<ComputeWork>(&op.work)) gemms.push_back(*w);
+  }
+  REQUIRE(gemms.size() == 3);
+  CHECK((gemms[0].m == 2048 && gemms[0].n == 4096 && gemms[0].k == 1024 && gemms[0].batch == 1));
+  CHECK(gemms[0].dtype == DType::bf16);
+  CHECK(gemms[0].flops == 2.0 * 2048 * 4096 * 1024);
+  CHECK(gemms[0].memory_bytes == (2048.0 * 1024 + 1024.0 * 4096 + 2048.0 * 4096) * 2);
+  CHECK((gemms[1].m == 128 && gemms[1].n == 256 && gemms[1].k == 64 && gemms[1].batch == 8));
+  CHECK(gemms[1].dtype == DType::fp32);
+  CHECK(gemms[1].flops == 2.0 * 128 * 256 * 64 * 8);
+  CHECK(gemms[2].flops == 0.0);  // no aten op to size it: rescaled by peak
+  for (const ComputeWork& w : gemms) CHECK(w.measured_seconds > 0.0);
+}
+
 // Kernels of two CUDA streams that ran side by side still do: the second
 // busiest stream becomes the rank's overlap stream, not a queue behind the
 // first.
