@@ -195,14 +195,16 @@ TimeBreakdown mean_breakdown(const std::vector<TimeBreakdown>& ranks) {
   if (ranks.empty()) return mean;
   const auto n = static_cast<TimePs>(ranks.size());
   mean.step = ranks.front().step;
+  // Summed in 128 bits: ranks whose steps near the clock's range (a fuzzed
+  // trace's days-long kernels) would overflow an int64 sum.
   for (Category c : kAllCategories) {
-    TimePs sum = 0;
+    __int128 sum = 0;
     for (const auto& r : ranks) sum += r[c];
-    mean[c] = sum / n;
+    mean[c] = static_cast<TimePs>(sum / n);
   }
-  TimePs overlapped = 0;
+  __int128 overlapped = 0;
   for (const auto& r : ranks) overlapped += r.overlapped_communication;
-  mean.overlapped_communication = overlapped / n;
+  mean.overlapped_communication = static_cast<TimePs>(overlapped / n);
   // Waiting takes the rounding remainder so the mean also sums to the step.
   mean[Category::waiting] += mean.step - mean.sum();
   return mean;

@@ -5,6 +5,7 @@
 
 #include "sim/config/config_error.hpp"
 #include "sim/exec/executor.hpp"
+#include "sim/report/step_report.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "trace_files.hpp"
 #include "workloads/trace_json.hpp"
@@ -139,4 +140,19 @@ TEST_CASE("rescales the plan forbids are refused with the reason", "[trace-file]
       simctl_cli({"trace", source_path("configs/dgx_h100_trace_replay.yaml"), out, "--ranks", "8"});
   CHECK(replayed.exit_code == 2);
   CHECK_THAT(replayed.err, Catch::Contains("replays a trace file"));
+}
+
+// Found by fuzz_kineto: the mean breakdown summed ranks' times in 64 bits,
+// which ranks whose steps near the clock's range (about 106 days) overflow.
+TEST_CASE("the mean breakdown of ranks with steps of weeks does not overflow", "[workloads][trace_file]") {
+  write_scratch("weeks.json", R"({"format": "simctl-trace", "version": 1, "compute_dtype": "bf16",
+    "totals": {"model_flops": 0, "tokens": 0, "samples": 0, "parameters": 0}, "groups": [],
+    "ranks": [{"ops": [{"kind": "host", "stream": "compute", "seconds": 5000000}]},
+              {"ops": [{"kind": "host", "stream": "compute", "seconds": 5000000}]}]})");
+  const Scenario s = load_scenario(write_run_config("weeks.yaml", "dgx_h100.yaml", "  trace: weeks.json\n"));
+  Executor executor(s.system, s.catalogue, s.trace, s.tuning);
+  const ExecutionResult result = executor.run();
+  const StepReport report = build_step_report(s.trace, result, s.system, s.catalogue, s.labels);
+  CHECK(report.mean.step == seconds_to_ps(5e6));
+  CHECK(report.mean[Category::compute_launch_bound] == seconds_to_ps(5e6));
 }
