@@ -94,7 +94,11 @@ int run_import_kineto(const ParsedOptions& options, std::ostream& out) {
   KinetoImportOptions import;
   if (options.values.count("gpu")) {
     import.measured_on = options.values["gpu"].as<std::string>();
-    if (!catalogue.find_gpu(import.measured_on)) detect_gpu(import.measured_on, catalogue);  // lists the models
+    if (!catalogue.find_gpu(import.measured_on)) {
+      std::string models;
+      for (const std::string& id : catalogue.gpu_ids()) models += (models.empty() ? "" : ", ") + id;
+      throw UsageError("--gpu " + import.measured_on + ": not a GPU model of the catalogue; use one of " + models);
+    }
   } else {
     import.measured_on = detect_gpu(kineto_device_name(files.front().document), catalogue);
   }

@@ -68,10 +68,12 @@ const Executor::KernelTimes& Executor::kernel_times(std::uint32_t program, const
   KernelTimes& k = at->second;
   k.time.assign(ops.size(), 0);
   k.bound = std::make_shared<std::vector<KernelBound>>(ops.size(), KernelBound::compute);
+  // The scenario checked that a trace with measured kernels names a catalogue GPU.
+  const GpuSpec* measured_on = catalogue_.find_gpu(trace_.measured_on);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     if (const auto* work = std::get_if<ComputeWork>(&ops[i].work)) {
-      const ComputeEstimate estimate = work->measured_seconds > 0.0
-                                           ? measured_kernel_estimate(*work, catalogue_.gpu(trace_.measured_on), gpu)
+      const ComputeEstimate estimate = work->measured_seconds > 0.0 && measured_on
+                                           ? measured_kernel_estimate(*work, *measured_on, gpu)
                                            : estimate_compute(gpu, *work);
       k.time[i] = estimate.time;
       (*k.bound)[i] = estimate.bound;

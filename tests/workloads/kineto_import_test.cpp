@@ -304,7 +304,9 @@ TEST_CASE("bad Kineto traces are refused naming the file and the event", "[workl
   refused("huge_number.json", R"({"traceEvents": [{"ts": 1e999}]})", {"--gpu", "a100-sxm-80gb"}, "not a Kineto trace");
   refused("no_step.json", good.dump(), {"--gpu", "a100-sxm-80gb", "--step", "9"},
           "has no ProfilerStep#9; it has steps 4, 5, 6");
-  refused("unknown_gpu.json", good.dump(), {"--gpu", "a100"}, "with --gpu MODEL, one of a100-sxm-80gb", false);
+  refused("unknown_gpu.json", good.dump(), {"--gpu", "a100"}, "--gpu a100: not a GPU model of the catalogue", false);
+  // A name that matches one catalogue entry by its model word is still not an id.
+  refused("unknown_gpu2.json", good.dump(), {"--gpu", "A100"}, "use one of a100-sxm-80gb", false);
   refused("small_world.json", good.dump(), {"--gpu", "a100-sxm-80gb", "--ranks", "1"}, "pass --ranks 2");
 }
 
