@@ -9,6 +9,10 @@
 namespace simctl {
 
 GpuSpec parse_gpu(const std::string& id, const ConfigNode& entry);
+// A GPU whose compute_model names `same_die_as` takes that part's power
+// model, anchored at the die part's TDP and datasheet peak (power_model.hpp).
+// `entry` is the GPU's catalogue entry, for errors.
+void resolve_same_die(const ConfigNode& entry, GpuSpec& gpu, const GpuSpec* die);
 CpuSpec parse_cpu(const std::string& id, const ConfigNode& entry);
 MemorySpec parse_memory(const std::string& id, const ConfigNode& entry);
 NicSpec parse_nic(const std::string& id, const ConfigNode& entry);

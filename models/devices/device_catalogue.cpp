@@ -75,7 +75,13 @@ DeviceCatalogue DeviceCatalogue::from_yaml(const std::string& text, const std::s
 
 void DeviceCatalogue::add(const ConfigNode& root) {
   root.expect_keys({"gpus", "cpus", "memory", "nics", "storage"});
-  if (auto s = root.optional_child("gpus")) add_section(*s, gpus_, parse_gpu);
+  if (auto s = root.optional_child("gpus")) {
+    add_section(*s, gpus_, parse_gpu);
+    for (const auto& [id, entry] : s->entries()) {
+      GpuSpec& gpu = gpus_.find(id)->second;
+      if (!gpu.compute.die_part.empty()) resolve_same_die(entry, gpu, find_in(gpus_, gpu.compute.die_part));
+    }
+  }
   if (auto s = root.optional_child("cpus")) add_section(*s, cpus_, parse_cpu);
   if (auto s = root.optional_child("memory")) add_section(*s, memories_, parse_memory);
   if (auto s = root.optional_child("nics")) add_section(*s, nics_, parse_nic);

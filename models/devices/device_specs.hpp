@@ -78,6 +78,9 @@ struct GpuComputeParams {
   // the part has none. Applies to ComputeWork::sustained kernels only.
   double sustained_tensor_slowdown = 1.0;
   std::optional<PowerModel> power_model;
+  // The catalogue part whose die this part is (`same_die_as`), whose power
+  // model prices it; empty where the part has its own.
+  std::string die_part;
   GemmEfficiencyParams gemm;
   AttentionEfficiencyParams attention;
 };

@@ -156,6 +156,13 @@ PowerModel read_power_model(const ConfigNode& block) {
 // The slowdown is the power model's at the part's TDP, or given outright
 // where a part has no model (never both: one would contradict the other).
 void read_sustained_clock(const ConfigNode& block, GpuSpec& gpu) {
+  if (auto die = block.optional_child("same_die_as")) {
+    for (const char* other : {"power_model", "sustained_tensor_slowdown"}) {
+      if (block.has(other)) block.child(other).fail("follows from same_die_as; give one or the other");
+    }
+    gpu.compute.die_part = die->as_string();  // resolved once the die's part is read (resolve_same_die)
+    return;
+  }
   if (auto model = block.optional_child("power_model")) {
     if (block.has("sustained_tensor_slowdown"))
       block.child("sustained_tensor_slowdown").fail("follows from power_model; give one or the other");
@@ -172,9 +179,18 @@ void read_sustained_clock(const ConfigNode& block, GpuSpec& gpu) {
   }
 }
 
+// The ratio of the two parts' tensor peaks, taken at bf16 (both must list
+// it): Blackwell parts' datasheet peaks scale alike across tensor formats.
+double datasheet_peak_ratio(const ConfigNode& at, const GpuSpec& gpu, const GpuSpec& die) {
+  const auto& mine = gpu.peak_rate.find(DType::bf16);
+  const auto& theirs = die.peak_rate.find(DType::bf16);
+  if (!mine || !theirs) at.fail("same_die_as needs a bf16 peak on both parts, to relate their clocks");
+  return mine->flops_per_s / theirs->flops_per_s;
+}
+
 void read_compute_model(const ConfigNode& block, GpuSpec& gpu) {
   block.expect_keys({"sm_count", "launch_overhead", "memory_efficiency", "vector_efficiency",
-                     "sustained_tensor_slowdown", "power_model", "gemm", "attention", "source"});
+                     "sustained_tensor_slowdown", "power_model", "same_die_as", "gemm", "attention", "source"});
   gpu.compute.sm_count = static_cast<int>(block.positive_integer("sm_count"));
   gpu.launch_overhead = block.time("launch_overhead");
   gpu.compute.memory_efficiency = read_fraction(block, "memory_efficiency");
@@ -231,6 +247,21 @@ void read_compute_figures(const ConfigNode& entry, GpuSpec& spec) {
   spec.peak_rate = read_peak_rates(peak);
   spec.sources["peak_dense"] = read_source(peak);
   read_compute_model(entry.child("compute_model"), spec);
+}
+
+void resolve_same_die(const ConfigNode& entry, GpuSpec& gpu, const GpuSpec* die) {
+  const ConfigNode at = entry.child("compute_model").child("same_die_as");
+  if (!die) at.fail("names no GPU of the catalogue read so far; list the die's part before " + gpu.id);
+  if (die->id == gpu.id || !die->compute.die_part.empty())
+    at.fail("must name a part with its own power_model (" + die->id + " has none of its own)");
+  if (!die->compute.power_model) at.fail(die->id + " has no power_model to share");
+  if (die->architecture != gpu.architecture)
+    at.fail(die->id + " is " + die->architecture + ", not " + gpu.architecture + "; one die has one architecture");
+  PowerModel model = *die->compute.power_model;
+  model.die_tdp_watts = die->tdp_watts;
+  model.datasheet_peak_over_die = datasheet_peak_ratio(at, gpu, *die);
+  gpu.compute.power_model = model;
+  gpu.compute.sustained_tensor_slowdown = sustained_tensor_slowdown(model, gpu.tdp_watts, gpu.tdp_watts);
 }
 
 }  // namespace simctl

@@ -19,7 +19,8 @@ void check_power_limit(const GpuSpec& base, double limit_watts) {
                                              "for its architecture), so a power limit cannot be priced; valid fields "
                                              "for it are name, memory_capacity, memory_bandwidth and clock_scale");
   }
-  const double idle = base.compute.power_model->idle_fraction * base.tdp_watts;
+  const PowerModel& model = *base.compute.power_model;
+  const double idle = model.idle_fraction * power_model_tdp(model, base.tdp_watts);
   if (!(limit_watts > idle)) {
     throw GpuVariantError("power_limit", "must exceed " + base.id + "'s idle draw (" + number_text(idle, "W") +
                                              "), got " + number_text(limit_watts, "W"));

@@ -151,3 +151,47 @@ TEST_CASE("ids must be unique across files of one directory", "[devices][errors]
 TEST_CASE("a missing catalogue directory is a ConfigError", "[devices][errors]") {
   CHECK_THROWS_AS(DeviceCatalogue::load("/nonexistent/simctl/catalogue"), ConfigError);
 }
+
+namespace {
+// kGoodGpu plus a second part on its die, with `die_field` in its compute_model.
+std::string with_die_part(const std::string& die_field, const std::string& architecture = "test") {
+  std::string die = kGoodGpu;
+  const std::string model = "      source: test fit\n";
+  die.insert(die.find(model),
+             "      power_model: {idle_fraction: 0.1, settled_clock_at_tdp: 0.7, slowdown_at_tdp: 1.1, "
+             "source: test}\n");
+  std::string part = kGoodGpu.substr(kGoodGpu.find("  test-gpu:"));
+  part.replace(0, std::string("  test-gpu:").size(), "  test-gpu-hot:");
+  part.replace(part.find("architecture: test"), std::string("architecture: test").size(),
+               "architecture: " + architecture);
+  part.replace(part.find("tdp_watts: 300"), std::string("tdp_watts: 300").size(), "tdp_watts: 400");
+  part.insert(part.find(model), die_field);
+  return die + part;
+}
+}  // namespace
+
+TEST_CASE("same_die_as prices a part from the named die at its own limit", "[devices][errors][power]") {
+  const auto catalogue = DeviceCatalogue::from_yaml(with_die_part("      same_die_as: test-gpu\n"), "good.yaml");
+  const GpuSpec& hot = catalogue.gpu("test-gpu-hot");
+  REQUIRE(hot.compute.power_model);
+  CHECK(hot.compute.power_model->die_tdp_watts == 300.0);
+  CHECK(hot.compute.sustained_tensor_slowdown < catalogue.gpu("test-gpu").compute.sustained_tensor_slowdown);
+}
+
+TEST_CASE("same_die_as is refused where it cannot price the part", "[devices][errors][power]") {
+  std::string msg = error_of(with_die_part("      same_die_as: no-such-gpu\n"));
+  CHECK_THAT(msg, Catch::Contains("gpus.test-gpu-hot.compute_model.same_die_as"));
+  CHECK_THAT(msg, Catch::Contains("names no GPU"));
+  msg = error_of(with_die_part("      same_die_as: test-gpu\n", "other"));
+  CHECK_THAT(msg, Catch::Contains("one die has one architecture"));
+  msg = error_of(with_die_part("      same_die_as: test-gpu-hot\n"));
+  CHECK_THAT(msg, Catch::Contains("own power_model"));
+  msg = error_of(with_die_part("      same_die_as: test-gpu\n      sustained_tensor_slowdown: 1.1\n"));
+  CHECK_THAT(msg, Catch::Contains("follows from same_die_as"));
+  // The die must have a power model to share.
+  std::string no_model = with_die_part("      same_die_as: test-gpu\n");
+  const std::string line =
+      "      power_model: {idle_fraction: 0.1, settled_clock_at_tdp: 0.7, slowdown_at_tdp: 1.1, source: test}\n";
+  no_model.erase(no_model.find(line), line.size());
+  CHECK_THAT(error_of(no_model), Catch::Contains("has no power_model to share"));
+}
