@@ -6,7 +6,10 @@ and its samples; a step is global_batch samples. The first block holds warm-up a
 median and the median over all later blocks of all files, in ms per step,
 the arithmetic `workloads/measured/reference_points.yaml` cites.
 
-usage: scripts/mlperf_step_time.py RESULT_FILE...
+With --until-step N only blocks that end by step N count (NeMo 25.09 logs
+the step): an FP4 run that heals in FP8 from step N is timed in FP4.
+
+usage: scripts/mlperf_step_time.py [--until-step N] RESULT_FILE...
 """
 import json
 import statistics
@@ -35,7 +38,7 @@ def block_samples(counts):
     return out
 
 
-def blocks(path):
+def blocks(path, until_step=None):
     batch = None
     start = None
     times, counts = [], []
@@ -54,6 +57,9 @@ def blocks(path):
             elif key == "block_start":
                 start = (rec["time_ms"], rec["metadata"].get("samples_count", 0))
             elif key == "block_stop" and start is not None:
+                if until_step is not None and rec["metadata"].get("step", 0) > until_step:
+                    start = None
+                    continue
                 times.append(rec["time_ms"] - start[0])
                 counts.append((start[1], rec["metadata"]["samples_count"]))
                 start = None
@@ -65,10 +71,10 @@ def blocks(path):
     return [ms / (n / batch) for ms, n in list(zip(times, samples))[1:]]
 
 
-def main(paths):
+def main(paths, until_step=None):
     every = []
     for path in paths:
-        steps = blocks(path)
+        steps = blocks(path, until_step)
         if not steps:
             print(f"{path}: fewer than two blocks, skipped")
             continue
@@ -82,4 +88,8 @@ def main(paths):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    until = None
+    if args[0] == "--until-step":
+        until, args = int(args[1]), args[2:]
+    main(args, until)

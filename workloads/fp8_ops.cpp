@@ -18,7 +18,9 @@ double cast_tensors(DType dtype) { return kFp8CastBytesPerElement / bytes_per_el
 
 }  // namespace
 
-DType linear_dtype(const PassShape& p) { return p.fp8 ? DType::fp8 : p.dtype; }
+DType linear_dtype(const PassShape& p) { return p.fp8 ? p.fp8->gemm_dtype : p.dtype; }
+
+bool low_precision_operand(DType d) { return d == DType::fp8 || d == DType::fp4; }
 
 // TE's userbuffers hold the gathered input in the GEMM's dtype, so with
 // tp_comm_overlap the fp8 casts precede the ring and it moves fp8.

@@ -21,6 +21,10 @@
 namespace simctl {
 
 struct Fp8Training {
+  // The format of the linear layers' GEMM operands: fp8, or fp4 under
+  // `precision: fp4` (TE's NVFP4BlockScaling on Blackwell, MXFP4 on CDNA4),
+  // which runs the same casts and scaling at the GPU's FP4 rate.
+  DType gemm_dtype = DType::fp8;
   bool tp_all_gather = false;     // SP all-gathers feeding fp8 GEMMs move fp8 (1 B/element)
   bool param_all_gather = false;  // ZeRO-3/FSDP gather linear weights in fp8
   // Linear weights held in fp8 only (TE's fp8_model_init: NeMo's fp8_params,

@@ -125,8 +125,11 @@ std::string activation_name(const TransformerSpec& m);  // "swiglu" or "gelu"
 
 // FP8 training's extra kernels (fp8_ops.cpp); each appends nothing unless the
 // pass runs its linear layers in fp8.
-// The dtype of a linear layer's GEMM operands: fp8 under FP8 training.
+// The dtype of a linear layer's GEMM operands: fp8 (or fp4) under FP8
+// training.
 DType linear_dtype(const PassShape& p);
+// Whether a GEMM reads operands cast by FP8 training's kernels (fp8 or fp4).
+bool low_precision_operand(DType d);
 // Whether the SP all-gathers feeding fp8 GEMMs move fp8 (tp_all_gather, or
 // tp_comm_overlap: TE's userbuffers gather fp8).
 bool fp8_gathers(const PassGeometry& g);

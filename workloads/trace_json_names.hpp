@@ -66,8 +66,12 @@ inline constexpr Table<CollectiveOp, 6> kCollectives{{{CollectiveOp::all_reduce,
                                                       {CollectiveOp::reduce, "reduce"},
                                                       {CollectiveOp::all_to_all, "all_to_all"}}};
 
-inline constexpr Table<DType, 5> kDTypes{
-    {{DType::fp32, "fp32"}, {DType::tf32, "tf32"}, {DType::bf16, "bf16"}, {DType::fp16, "fp16"}, {DType::fp8, "fp8"}}};
+inline constexpr Table<DType, 6> kDTypes{{{DType::fp32, "fp32"},
+                                          {DType::tf32, "tf32"},
+                                          {DType::bf16, "bf16"},
+                                          {DType::fp16, "fp16"},
+                                          {DType::fp8, "fp8"},
+                                          {DType::fp4, "fp4"}}};
 
 template <typename E, std::size_t N>
 std::string name_of(const Table<E, N>& table, E value) {

@@ -79,7 +79,7 @@ void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, 
 // (in fp8 when they feed an fp8 GEMM and the gathers move fp8).
 double sp_gather_bytes(const PassGeometry& g, bool fp8_operand) {
   const bool fp8 = fp8_operand && fp8_gathers(g);
-  return fp8 ? g.hidden_elements() * bytes_per_element(DType::fp8) : g.activation_bytes();
+  return fp8 ? g.hidden_elements() * bytes_per_element(linear_dtype(g.p)) : g.activation_bytes();
 }
 
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
@@ -143,7 +143,7 @@ Linear block_linear(const PassGeometry& g, const std::string& at, const std::str
 // with the GEMM's row chunks (tp_overlap.hpp).
 void overlapped_column_forward(const PassGeometry& g, const std::string& gather, const Linear& lin, OpPhase phase,
                                OpList& out) {
-  const bool fp8 = lin.operands == DType::fp8;
+  const bool fp8 = low_precision_operand(lin.operands);
   if (fp8) append_fp8_input_cast(g, lin.name + ".fp8_cast", phase, g.sequence_rows(), lin.k, lin.n, out);
   gather_then_gemm(g, gather, lin.name, phase, forward_gemm(g, lin.n, lin.k, lin.operands), sp_gather_bytes(g, fp8),
                    out);
@@ -240,7 +240,7 @@ void frozen_column_backward_overlapped(const PassGeometry& g, const Linear& lin,
   const OpPhase bw = OpPhase::backward;
   if (lin.adapters) {
     // Its reader: dA, after dB and d(xA).
-    enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, 2, lin.operands == DType::fp8);
+    enter_parallel_region(g, lin.name + ".input.all_gather", bw, out, 2, low_precision_operand(lin.operands));
     append_adapter_backward(g, lin.name, lin.k, lin.n, out);
   }
   gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands),
@@ -260,7 +260,7 @@ void frozen_column_backward_overlapped(const PassGeometry& g, const Linear& lin,
 void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out,
                               bool te_layer = true) {
   const OpPhase bw = OpPhase::backward;
-  const bool fp8 = lin.operands == DType::fp8;
+  const bool fp8 = low_precision_operand(lin.operands);
   const bool bulk = te_layer && overlaps_tp_comm(g);
   append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
   if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
@@ -286,7 +286,7 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
 // SP-gathered and, in fp8, cast; dgrad, adapters, and wgrad unless frozen.
 void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  const bool fp8 = lin.operands == DType::fp8;
+  const bool fp8 = low_precision_operand(lin.operands);
   if (fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
   if (overlaps_tp_comm(g)) {
     if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.sequence_rows(), g.p.model.hidden, out);

@@ -437,21 +437,23 @@ void check_context(const ConfigNode& node, const WorkloadSpec& spec) {
 
 // `precision: fp8` trains as Transformer Engine does (fp8_training.hpp):
 // bf16 stays the precision of everything but the linear layers' GEMMs.
+// `fp4` is the same with those GEMMs in 4-bit block-scaled operands.
 void set_precision(const ConfigNode& node, WorkloadSpec& spec) {
-  const std::string word = node.as_choice({"bf16", "fp16", "fp32", "fp8"});
-  if (word != "fp8") {
+  const std::string word = node.as_choice({"bf16", "fp16", "fp32", "fp8", "fp4"});
+  if (word != "fp8" && word != "fp4") {
     spec.precision = *dtype_from_string(word);
     return;
   }
   spec.precision = DType::bf16;
   spec.fp8 = Fp8Training{};
+  spec.fp8->gemm_dtype = *dtype_from_string(word);
 }
 
 // The `fp8:` options, and what fp8 training is modelled for: a dense
 // transformer's linear layers.
 void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
   if (auto f = node.optional_child("fp8")) {
-    if (!spec.fp8) f->fail("fp8 options need `precision: fp8`");
+    if (!spec.fp8) f->fail("fp8 options need `precision: fp8` (or fp4)");
     expect_section(*f, "workload.fp8");
     spec.fp8->tp_all_gather = f->bool_or("tp_all_gather", false);
     spec.fp8->param_all_gather = f->bool_or("param_all_gather", false);

@@ -7,9 +7,11 @@
 
 namespace simctl {
 
-enum class DType : std::uint8_t { fp32, tf32, bf16, fp16, fp8 };
+// fp4 is a 4-bit block-scaled format (NVFP4 on Blackwell, MXFP4 on CDNA4):
+// one tensor-core rate, priced as one format.
+enum class DType : std::uint8_t { fp32, tf32, bf16, fp16, fp8, fp4 };
 
-inline constexpr DType kAllDTypes[] = {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8};
+inline constexpr DType kAllDTypes[] = {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8, DType::fp4};
 
 constexpr std::string_view to_string(DType d) {
   switch (d) {
@@ -18,6 +20,7 @@ constexpr std::string_view to_string(DType d) {
     case DType::bf16: return "bf16";
     case DType::fp16: return "fp16";
     case DType::fp8: return "fp8";
+    case DType::fp4: return "fp4";
   }
   return "?";
 }
@@ -29,14 +32,16 @@ constexpr std::optional<DType> dtype_from_string(std::string_view s) {
   return std::nullopt;
 }
 
-// Storage size of one element. tf32 is stored as fp32.
-constexpr int bytes_per_element(DType d) {
+// Storage size of one element. tf32 is stored as fp32; fp4 as its 4-bit
+// values, its block scales (one byte per 16 or 32 elements) not counted.
+constexpr double bytes_per_element(DType d) {
   switch (d) {
     case DType::fp32:
     case DType::tf32: return 4;
     case DType::bf16:
     case DType::fp16: return 2;
     case DType::fp8: return 1;
+    case DType::fp4: return 0.5;
   }
   return 4;
 }

@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -104,23 +105,28 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
   return static_cast<int>(p.world_size());
 }
 
-// FP8 training needs FP8 tensor cores on every GPU a rank runs on.
+// FP8 (FP4) training needs FP8 (FP4) tensor cores on every GPU a rank runs on.
 void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, const System& system,
                     const DeviceCatalogue& catalogue, int ranks) {
   if (!w.fp8) return;
+  const DType needed = w.fp8->gemm_dtype;
+  const std::string format(to_string(needed));
+  std::string upper = format;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
     const std::uint32_t gpu = w.parallel.gpus.empty() ? r : w.parallel.gpus[r];
     const std::string& model = system.part(system.gpus()[gpu]).model;
     const GpuSpec& spec = catalogue.gpu(model);
-    if (spec.supports(DType::fp8)) continue;
-    std::vector<std::string> with_fp8;
+    if (spec.supports(needed)) continue;
+    std::vector<std::string> with_format;
     for (const std::string& id : catalogue.gpu_ids()) {
-      if (catalogue.gpu(id).supports(DType::fp8)) with_fp8.push_back(id);
+      if (catalogue.gpu(id).supports(needed)) with_format.push_back(id);
     }
+    const std::string instead = needed == DType::fp4 && spec.supports(DType::fp8) ? "fp8 or bf16" : "bf16";
     workload_node.child("precision")
-        .fail("fp8 needs FP8 tensor cores, but rank " + std::to_string(r) + " runs on GPU " + std::to_string(gpu) +
-              ", a " + spec.name + " (" + model +
-              "), which has none; use bf16, or GPUs with FP8: " + join_choices(with_fp8));
+        .fail(format + " needs " + upper + " tensor cores, but rank " + std::to_string(r) + " runs on GPU " +
+              std::to_string(gpu) + ", a " + spec.name + " (" + model + "), which has none; use " + instead +
+              ", or GPUs with " + upper + ": " + join_choices(with_format));
   }
 }
 
@@ -249,7 +255,8 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
   std::string params = describe_parameters(parameter_count(w));
   if (!w.data_parallel_only_model() && w.model.moe())
     params += ", " + describe_parameters(w.model.active_parameter_count()) + " active";
-  std::string precision = w.fp8 ? "fp8 (linear layers; bf16 elsewhere)" : std::string(to_string(w.precision));
+  std::string precision = w.fp8 ? std::string(to_string(w.fp8->gemm_dtype)) + " (linear layers; bf16 elsewhere)"
+                                : std::string(to_string(w.precision));
   if (w.finetune) precision += ", " + describe_finetune(*w.finetune);
   return w.model.name + " (" + params + "), " + describe_plan(w, ranks) + ", " + precision + ", micro-batch " +
          std::to_string(w.micro_batch) + ", global batch " + std::to_string(w.global_batch) + " x " + sample;
