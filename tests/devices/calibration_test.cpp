@@ -124,6 +124,9 @@ TEST_CASE("matches B200 MAMF bf16 1745 and fp8 3432.5 within 10%", "[devices][ca
   check_matches("D-MAMF-BF16-B200", 0.10);
   check_matches("D-MAMF-FP8-B200", 0.10);
 }
-TEST_CASE("matches MI300X MAMF bf16 781.9 within 10%", "[devices][calibration]") {
-  check_matches("D-MAMF-BF16-MI300X", 0.10);
+TEST_CASE("matches AMD's MAF bf16 and fp8 on MI300X and MI325X within 3% and 5%", "[devices][calibration]") {
+  check_matches("D-MAF-BF16-MI300X", 0.03);
+  check_matches("D-MAF-FP8-MI300X", 0.03);
+  check_matches("D-MAF-BF16-MI325X", 0.03);
+  check_matches("D-MAF-FP8-MI325X", 0.05);
 }

@@ -38,8 +38,26 @@ TEST_CASE("Hopper and Blackwell parts are priced by one power model", "[devices]
     REQUIRE(gpu.compute.power_model);
     CHECK(gpu.compute.sustained_tensor_slowdown == Approx(1.145));
   }
-  CHECK_FALSE(catalogue.gpu("mi300x").compute.power_model);
-  CHECK(catalogue.gpu("mi300x").compute.sustained_tensor_slowdown == 1.0);
+  // CDNA4 has no clock measurement yet: no model, no slowdown.
+  CHECK_FALSE(catalogue.gpu("mi355x").compute.power_model);
+  CHECK(catalogue.gpu("mi355x").compute.sustained_tensor_slowdown == 1.0);
+}
+
+// AMD's MAF runs: the same CDNA3 die holds 1207 of 2100 MHz at 750 W
+// (MI300X) and 1447 MHz at 1000 W (MI325X), and its GEMM time follows the
+// clock. Priced from one die, the 1000 W part runs tensor kernels 1.199x
+// faster; without the power model both would run at one rate.
+TEST_CASE("CDNA3's power model puts the 1000 W MI325X at AMD's measured clock ratio over the MI300X",
+          "[devices][power][catalogue]") {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  const GpuSpec& mi300x = catalogue.gpu("mi300x");
+  const GpuSpec& mi325x = catalogue.gpu("mi325x");
+  REQUIRE(mi300x.compute.power_model);
+  CHECK(mi325x.compute.die_part == "mi300x");
+  CHECK(mi300x.compute.sustained_tensor_slowdown == Approx(2100.0 / 1207.0).epsilon(0.001));
+  CHECK(mi325x.compute.sustained_tensor_slowdown == Approx(2100.0 / 1447.0).epsilon(0.003));
+  CHECK(mi300x.compute.sustained_tensor_slowdown / mi325x.compute.sustained_tensor_slowdown ==
+        Approx(1447.0 / 1207.0).epsilon(0.003));
 }
 
 // GB200's GPU is B200's die at 1,200 W. Priced from b200's burst clock at

@@ -60,6 +60,9 @@ std::vector<ReferencePoint> load_reference_points() {
     const std::string kind = node.choice("kind", {"gemm", "attention", "stream"});
     p.work = kind == "gemm" ? gemm_work(node) : kind == "attention" ? attention_work(node, false) : stream_work(node);
     if (kind == "attention") p.backward_work = attention_work(node, true);
+    // Timed back to back for seconds at the clock the power cap holds (AMD's
+    // MAF runs), not in a short burst: priced with the sustained slowdown.
+    p.work.sustained = node.bool_or("sustained", false);
     p.is_bandwidth = kind == "stream";
     p.measured = p.is_bandwidth ? node.bandwidth("measured").bytes_per_s : node.flop_rate("measured").flops_per_s;
     p.tolerance = node.number("tolerance");
