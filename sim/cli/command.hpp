@@ -40,4 +40,8 @@ const std::vector<Command>& all_commands();
 
 int run_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// `--gpu MODEL` of the import commands: UsageError listing the catalogue's
+// GPU models unless `model` is one (import_command.cpp).
+void require_catalogue_gpu(const std::string& model);
+
 }  // namespace simctl

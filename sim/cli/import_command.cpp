@@ -73,6 +73,14 @@ std::string detect_gpu(const std::string& device, const DeviceCatalogue& catalog
 
 }  // namespace
 
+void require_catalogue_gpu(const std::string& model) {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load();
+  if (catalogue.find_gpu(model)) return;
+  std::string models;
+  for (const std::string& id : catalogue.gpu_ids()) models += (models.empty() ? "" : ", ") + id;
+  throw UsageError("--gpu " + model + ": not a GPU model of the catalogue; use one of " + models);
+}
+
 po::options_description import_kineto_options() {
   po::options_description named;
   named.add_options()("out,o", po::value<std::string>()->value_name("OUT.json")->required(),
@@ -90,17 +98,12 @@ po::options_description import_kineto_options() {
 int run_import_kineto(const ParsedOptions& options, std::ostream& out) {
   std::vector<KinetoFile> files;
   for (const std::string& path : options.positionals) files.push_back(load_file(path));
-  const DeviceCatalogue catalogue = DeviceCatalogue::load();
   KinetoImportOptions import;
   if (options.values.count("gpu")) {
     import.measured_on = options.values["gpu"].as<std::string>();
-    if (!catalogue.find_gpu(import.measured_on)) {
-      std::string models;
-      for (const std::string& id : catalogue.gpu_ids()) models += (models.empty() ? "" : ", ") + id;
-      throw UsageError("--gpu " + import.measured_on + ": not a GPU model of the catalogue; use one of " + models);
-    }
+    require_catalogue_gpu(import.measured_on);
   } else {
-    import.measured_on = detect_gpu(kineto_device_name(files.front().document), catalogue);
+    import.measured_on = detect_gpu(kineto_device_name(files.front().document), DeviceCatalogue::load());
   }
   if (options.values.count("ranks")) import.ranks = options.values["ranks"].as<std::uint32_t>();
   if (options.values.count("step")) import.step = options.values["step"].as<std::int64_t>();

@@ -27,6 +27,10 @@ int transfer_command_main(const ParsedOptions& options, std::ostream& out);
 int trace_command_main(const ParsedOptions& options, std::ostream& out);
 Options import_kineto_options();
 int import_kineto_command_main(const ParsedOptions& options, std::ostream& out);
+Options import_chakra_options();
+int import_chakra_command_main(const ParsedOptions& options, std::ostream& out);
+Options export_chakra_options();
+int export_chakra_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_command_main(const ParsedOptions& options, std::ostream& out);
 int sweep_merge_command_main(const ParsedOptions& options, std::ostream& out);
 int search_command_main(const ParsedOptions& options, std::ostream& out);
@@ -56,6 +60,12 @@ const std::vector<Command>& all_commands() {
       {"import kineto", "import kineto TRACE.json[.gz]... -o OUT.json [--gpu MODEL] [--ranks N] [--step K]",
        "turn PyTorch profiler (Kineto) traces, one per rank, into a replayable trace with the kernels' measured times",
        kOneOrMorePositionals, import_kineto_options, import_kineto_command_main},
+      {"import chakra", "import chakra ET... -o OUT.json [--gpu MODEL] [--comm-groups FILE]",
+       "turn Chakra execution traces (ASTRA-sim's workload format), one per rank, into a replayable trace",
+       kOneOrMorePositionals, import_chakra_options, import_chakra_command_main},
+      {"export chakra", "export chakra CONFIG DIR [--prefix NAME]",
+       "write the config's per-rank trace as Chakra execution traces, one per rank, for ASTRA-sim", 2,
+       export_chakra_options, export_chakra_command_main},
       {"sweep", "sweep STUDY.yaml [options] | sweep RUN.yaml --axis FIELD=VALUES... [options]",
        "simulate every point of a study (axes over a base config: a study file, or a run config and its --axis "
        "options); rows as CSV/JSON, a "
