@@ -201,6 +201,12 @@ TEST_CASE("broken or unusable Chakra ETs are refused naming the file and the nod
     CHECK_THAT(import_error(write_two_rank_ets(dir)),
                Catch::Contains("two.0.et: node 9 ('all_reduce')") && Catch::Contains("--comm-groups"));
   }
+  SECTION("a communicator-group file whose members are not ranks") {
+    ChakraImportOptions options;
+    options.comm_groups_json = "{\"1\": [\"a\", \"b\"]}";
+    options.comm_groups_label = "groups.json";
+    CHECK_THAT(import_error(write_two_rank_ets(dir), options), Catch::Contains("Chakra ETs"));
+  }
   SECTION("a duration without the GPU it was measured on") {
     ChakraImportOptions options;
     options.comm_groups_json = "{\"1\": [0, 1]}";

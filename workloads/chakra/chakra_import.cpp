@@ -278,9 +278,11 @@ ChakraImport import_chakra(const std::vector<std::string>& paths, const ChakraIm
   for (const std::string& path : paths) files.push_back(read_et_file(path));
   bool simctl_written = true;
   for (const EtFile& file : files) simctl_written = simctl_written && written_by_simctl(file);
-  const nlohmann::json doc = simctl_written ? simctl_document(files) : ForeignImport(files, options).document();
   const std::string label = "Chakra ETs " + paths.front() + (paths.size() > 1 ? " ..." : "");
   try {
+    // A group file's members that are not rank numbers, say, end as a JSON
+    // type error here.
+    const nlohmann::json doc = simctl_written ? simctl_document(files) : ForeignImport(files, options).document();
     TraceFile parsed = parse_trace_json(doc.dump(), label);
     return ChakraImport{std::move(parsed.trace), std::move(parsed.description), simctl_written};
   } catch (const ConfigError& e) {
