@@ -25,6 +25,9 @@ void read_cpu_compute(const ConfigNode& entry, CpuSpec& cpu) {
   if (!entry.has("compute_model")) entry.child("peak_dense").fail("needs compute_model beside it");
   GpuSpec figures;
   read_compute_figures(entry, figures);
+  // Only GPU sections resolve a die's part; a CPU's would be ignored.
+  if (!figures.compute.die_part.empty())
+    entry.child("compute_model").child("same_die_as").fail("is for GPUs; give a CPU its own power_model or none");
   if (!figures.peak_rate.has(DType::fp32)) entry.child("peak_dense").fail("needs fp32 (the vector FMA rate)");
   cpu.peak_rate = figures.peak_rate;
   cpu.compute = figures.compute;

@@ -67,6 +67,11 @@ TEST_CASE("unknown roofline devices and half-given CPU figures are refused", "[d
   std::string no_peak = kCpu;
   no_peak.erase(no_peak.find("    peak_dense"), no_peak.find("    compute_model") - no_peak.find("    peak_dense"));
   CHECK_THAT(roofline_error_of(no_peak), Catch::Contains("bad.yaml:") && Catch::Contains("needs peak_dense beside it"));
+  // same_die_as is resolved among GPUs only; on a CPU it would be ignored.
+  std::string on_die = kCpu;
+  on_die.insert(on_die.find("      source: test fit"), "      same_die_as: test-cpu\n");
+  CHECK_THAT(roofline_error_of(on_die),
+             Catch::Contains("cpus.test-cpu.compute_model.same_die_as") && Catch::Contains("is for GPUs"));
 }
 
 TEST_CASE("the shipped DDR4 and DDR5 EPYCs carry compute figures", "[devices][roofline]") {
