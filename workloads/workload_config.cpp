@@ -478,12 +478,15 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
   }
   if (!spec.fp8) return;
   const ConfigNode precision = node.child("precision");
+  const std::string format(to_string(spec.fp8->gemm_dtype));
   if (spec.data_parallel_only_model()) {
-    precision.fail("fp8 training is modelled for transformers (Transformer Engine's fp8 linear layers), not '" +
+    precision.fail(format +
+                   " training is modelled for transformers (Transformer Engine's low-precision linear "
+                   "layers), not '" +
                    spec.model.name + "'; use bf16");
   }
   if (spec.model.moe()) {
-    precision.fail("fp8 training of a mixture of experts ('" + spec.model.name +
+    precision.fail(format + " training of a mixture of experts ('" + spec.model.name +
                    "') is not modelled yet; use bf16, or a dense model");
   }
 }

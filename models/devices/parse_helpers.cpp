@@ -21,7 +21,7 @@ double read_fraction(const ConfigNode& block, std::string_view key) {
 
 DType read_dtype_key(const ConfigNode& key_node, const std::string& key) {
   if (auto d = dtype_from_string(key)) return *d;
-  key_node.fail("unknown dtype '" + key + "'; valid dtypes are fp32, tf32, bf16, fp16 or fp8");
+  key_node.fail("unknown dtype '" + key + "'; valid dtypes are " + dtype_choices());
 }
 
 }  // namespace simctl

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/exportable_step.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/set_option.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -77,10 +78,7 @@ po::options_description export_chakra_options() {
 }
 
 int export_chakra_command_main(const ParsedOptions& options, std::ostream& out) {
-  const Scenario s =
-      load_scenario(options.positionals[0], ScenarioOptions{true, false, set_overrides(options), false, nullptr});
-  if (s.workload.inference)
-    throw UsageError("an inference workload (task: inference) has no single step to export; `simctl run` replays it");
+  const Scenario s = load_exportable_step(options);
   const std::string dir = options.positionals[1];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -3,8 +3,6 @@
 // times (workloads/kineto_import.hpp). The trace then replays with
 // `workload: {trace: OUT.json}` on the system it was profiled on, or on
 // another, where the compute model rescales each kernel.
-#include <zlib.h>
-
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -13,6 +11,7 @@
 #include "models/devices/device_catalogue.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/options.hpp"
+#include "sim/config/gzip_file.hpp"
 #include "sim/config/quantity.hpp"
 #include "workloads/kineto_import.hpp"
 #include "workloads/trace_json.hpp"
@@ -23,25 +22,16 @@ namespace po = boost::program_options;
 namespace simctl {
 namespace {
 
-// zlib reads a plain file as it is, so one reader serves .json and .json.gz.
-std::string read_possibly_gzipped(const std::string& path) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (!in) throw UsageError("cannot read '" + path + "'");
-  std::string text;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(in, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  int code = 0;
-  const std::string error = n < 0 ? gzerror(in, &code) : "";
-  gzclose(in);
-  if (n < 0) throw UsageError("cannot read '" + path + "': " + error);
-  return text;
-}
-
 KinetoFile load_file(const std::string& path) {
   KinetoFile file{path, {}};
+  std::string text;
   try {
-    file.document = nlohmann::json::parse(read_possibly_gzipped(path));
+    text = read_possibly_gzipped(path);
+  } catch (const FileReadError& e) {
+    throw UsageError(e.what());
+  }
+  try {
+    file.document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw KinetoError(path + ": not valid JSON (byte " + std::to_string(e.byte) + "): the file is cut short or " +
                       "is not a Kineto trace");
@@ -91,7 +81,7 @@ po::options_description import_kineto_options() {
       "ranks to write (default: the traces' world size); ranks without a file replay one that has")(
       "step", po::value<std::int64_t>()->value_name("K"), "take ProfilerStep#K (default: the median step)")(
       "dtype", po::value<std::string>()->value_name("DTYPE")->default_value("bf16"),
-      "the format of kernels whose name says none: fp32, tf32, bf16, fp16 or fp8 (rescaling to another GPU only)");
+      ("the format of kernels whose name says none: " + dtype_choices() + " (rescaling to another GPU only)").c_str());
   return named;
 }
 
@@ -109,7 +99,7 @@ int run_import_kineto(const ParsedOptions& options, std::ostream& out) {
   if (options.values.count("step")) import.step = options.values["step"].as<std::int64_t>();
   const std::string dtype = options.values["dtype"].as<std::string>();
   const auto parsed = trace_names::value_of(trace_names::kDTypes, dtype);
-  if (!parsed) throw UsageError("--dtype " + dtype + ": use fp32, tf32, bf16, fp16 or fp8");
+  if (!parsed) throw UsageError("--dtype " + dtype + ": use " + dtype_choices());
   import.compute_dtype = *parsed;
 
   const KinetoImport result = import_kineto(files, import);

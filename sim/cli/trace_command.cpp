@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/cli/command.hpp"
+#include "sim/cli/exportable_step.hpp"
 #include "sim/cli/options.hpp"
 #include "sim/cli/set_option.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -39,13 +40,16 @@ po::options_description trace_options() {
   return named;
 }
 
-int trace_command_main(const ParsedOptions& options, std::ostream& out) {
-  // An estimate over a GPU's memory does not stop an export: the user may be
-  // about to edit the trace.
-  const Scenario s =
+Scenario load_exportable_step(const ParsedOptions& options) {
+  Scenario s =
       load_scenario(options.positionals[0], ScenarioOptions{true, false, set_overrides(options), false, nullptr});
   if (s.workload.inference)
     throw UsageError("an inference workload (task: inference) has no single step to export; `simctl run` replays it");
+  return s;
+}
+
+int trace_command_main(const ParsedOptions& options, std::ostream& out) {
+  const Scenario s = load_exportable_step(options);
   std::string description = s.labels.workload;
   Trace trace = s.trace;
   if (options.values.count("ranks")) {

@@ -2,7 +2,9 @@
 // Numeric formats a device computes in. Shared by the device catalogue (peak
 // rates per format) and workloads (the format each op runs in).
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace simctl {
@@ -30,6 +32,16 @@ constexpr std::optional<DType> dtype_from_string(std::string_view s) {
     if (to_string(d) == s) return d;
   }
   return std::nullopt;
+}
+
+// "fp32, tf32, bf16, fp16, fp8 or fp4": every format, for error messages.
+inline std::string dtype_choices() {
+  std::string out;
+  for (std::size_t i = 0; i < std::size(kAllDTypes); ++i) {
+    if (i > 0) out += i + 1 == std::size(kAllDTypes) ? " or " : ", ";
+    out += to_string(kAllDTypes[i]);
+  }
+  return out;
 }
 
 // Storage size of one element. tf32 is stored as fp32; fp4 as its 4-bit

@@ -1,13 +1,12 @@
 // ET files and the export of a simctl trace (chakra_et.hpp).
 #include "workloads/chakra/chakra_et.hpp"
 
-#include <zlib.h>
-
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sim/config/gzip_file.hpp"
 #include "workloads/chakra/chakra_io.hpp"
 #include "workloads/trace_json.hpp"
 
@@ -15,18 +14,6 @@ namespace simctl {
 namespace chakra_detail {
 
 namespace {
-
-std::string read_possibly_gzipped(const std::string& path) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (!in) throw ChakraError(path + ": cannot read the file");
-  std::string bytes;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(in, buffer, sizeof buffer)) > 0) bytes.append(buffer, static_cast<std::size_t>(n));
-  gzclose(in);
-  if (n < 0) throw ChakraError(path + ": cannot read the file (a gzip stream that is cut short?)");
-  return bytes;
-}
 
 // A varint of at most 5 bytes (a message length); false at a clean end.
 bool read_varint32(const std::string& bytes, std::size_t& at, std::uint32_t& value, const std::string& path) {
@@ -65,7 +52,12 @@ void parse_message(const std::string& bytes, std::size_t& at, std::uint32_t size
 }  // namespace
 
 EtFile read_et_file(const std::string& path) {
-  const std::string bytes = read_possibly_gzipped(path);
+  std::string bytes;
+  try {
+    bytes = read_possibly_gzipped(path);
+  } catch (const FileReadError& e) {
+    throw ChakraError(e.what());
+  }
   EtFile file{path, {}, {}};
   std::size_t at = 0;
   std::uint32_t size = 0;
