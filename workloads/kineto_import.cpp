@@ -128,6 +128,10 @@ StepWindow pick_step(const KinetoFile& f, const json& events, std::optional<std:
     const json& e = events[i];
     const std::string name = name_of(e);
     if (name.rfind("ProfilerStep#", 0) != 0 || text_field(e, "ph") != "X") continue;
+    // Newer PyTorch also projects each step onto the GPU timeline
+    // (gpu_user_annotation), a span that can end before the step's last
+    // kernel: the step is the host's range.
+    if (category_of(e) == "gpu_user_annotation") continue;
     std::int64_t step = 0;
     const char* digits = name.c_str() + 13;
     const auto [end, error] = std::from_chars(digits, name.c_str() + name.size(), step);
