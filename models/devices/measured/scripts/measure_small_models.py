@@ -20,14 +20,16 @@ hidden size and micro-batch:
 - compile (a subset of sizes, while time is left): each block compiled with
   torch.compile (default mode), then timed as eager; compile seconds kept.
 
-    python3 measure_small_models.py OUT_DIR [KINETO_HIDDEN [sweep|compile|layers]]
+    python3 measure_small_models.py OUT_DIR [KINETO_HIDDEN [sweep|compile|layers|clean]]
 
 sweep (default) writes OUT_DIR/small_models.json, and OUT_DIR/kineto_gpt_hHIDDEN.json.gz, the
 Chrome trace of the profiled step of hidden KINETO_HIDDEN (default 256) at
 micro-batch 8, with input shapes recorded; compile writes the compile rows
 to OUT_DIR/small_models_compiled.json; layers writes the host time of a
 hidden-256 step against its layer count (3-48, AdamW foreach and fused) to
-OUT_DIR/small_models_layers.json.
+OUT_DIR/small_models_layers.json; clean writes every size's eager step
+timed with no profiler run before it in the process, then the hidden-256
+step after one profiled step, to OUT_DIR/small_models_clean.json.
 """
 import gzip
 import json
@@ -210,6 +212,36 @@ def layer_series():
     return rows
 
 
+def clean_series():
+    """Every size's eager step, and hidden 256 at 3-48 layers, with no profiler run before it in the process
+    (CUPTI, once attached by torch.profiler, may stay subscribed and slow
+    every later launch), then the hidden-256 step again after one profiled
+    step, to see whether the profiler leaves a cost behind."""
+    rows = []
+    for micro_batch in MICRO_BATCHES:
+        for hidden in HIDDEN:
+            model, opt, tokens = make(hidden, micro_batch)
+            rows.append({"hidden": hidden, "micro_batch": micro_batch, "layers": LAYERS, "profiled_before": False,
+                         "eager": eager_timings(model, opt, tokens, reps=20)})
+            print(rows[-1], flush=True)
+            del model, opt, tokens
+            torch.cuda.empty_cache()
+    for layers in (3, 6, 24, 48):
+        model, opt, tokens = make(256, 1, layers=layers)
+        rows.append({"hidden": 256, "micro_batch": 1, "layers": layers, "profiled_before": False,
+                     "eager": eager_timings(model, opt, tokens, reps=20)})
+        print(rows[-1], flush=True)
+        del model, opt, tokens
+        torch.cuda.empty_cache()
+    model, opt, tokens = make(256, 1)
+    profile(model, opt, tokens, "/tmp/clean_profile.json")
+    for _ in range(2):
+        rows.append({"hidden": 256, "micro_batch": 1, "layers": LAYERS, "profiled_before": True,
+                     "eager": eager_timings(model, opt, tokens, reps=20)})
+        print(rows[-1], flush=True)
+    return rows
+
+
 def parameters(model):
     return sum(p.numel() for p in model.parameters())
 
@@ -255,6 +287,9 @@ def main(out_dir, kineto_hidden, part):
 
     if part == "compile":
         path = os.path.join(out_dir, "small_models_compiled.json")
+    if part == "clean":
+        path = os.path.join(out_dir, "small_models_clean.json")
+        result["clean"] = clean_series()
     if part == "layers":
         path = os.path.join(out_dir, "small_models_layers.json")
         result["layers"] = layer_series()
