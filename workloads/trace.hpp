@@ -142,6 +142,13 @@ struct Trace {
   // The GPU model (a catalogue name) its measured kernels were timed on;
   // empty when none is measured.
   std::string measured_on;
+  // The host's time to issue one GPU op (an eager framework's Python,
+  // dispatcher and autograd, then the launch), in seconds; 0 when the host
+  // is never the bound. The host issues a rank's ops in list order, so an op
+  // starts no earlier than the issue of it and of every op before it
+  // (sim/exec/program_shape.hpp, host_issue_times). Small models turn
+  // launch-bound this way.
+  double host_issue_seconds_per_op = 0.0;
 
   std::uint32_t gpu_index(std::uint32_t rank) const { return gpu_of_rank.empty() ? rank : gpu_of_rank[rank]; }
   std::uint32_t rank_count() const { return static_cast<std::uint32_t>(ranks.size()); }

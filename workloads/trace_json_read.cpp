@@ -176,6 +176,7 @@ class TraceReader : public FieldReader {
     t.totals = totals(required(doc, "", "totals"));
     if (doc.contains("gpu_of_rank")) t.gpu_of_rank = indices(doc["gpu_of_rank"], "gpu_of_rank");
     if (doc.contains("measured_on")) t.measured_on = string(doc["measured_on"], "measured_on");
+    if (doc.contains("host_issue_seconds_per_op")) t.host_issue_seconds_per_op = host_issue(doc);
     const json& groups = required(doc, "", "groups");
     expect_array(groups, "groups");
     for (std::size_t g = 0; g < groups.size(); ++g) t.groups.push_back(indices(groups[g], item("groups", g)));
@@ -195,6 +196,15 @@ class TraceReader : public FieldReader {
       fail("version", "trace format version " + std::to_string(version) +
                           " is not supported; this simctl reads version " + std::to_string(kTraceFormatVersion) +
                           " (docs/trace-format.md)");
+  }
+
+  // A second per op is beyond any host; more would overflow a long trace's clock.
+  double host_issue(const json& doc) const {
+    const double seconds = non_negative(doc["host_issue_seconds_per_op"], "host_issue_seconds_per_op");
+    if (seconds > 1.0)
+      fail("host_issue_seconds_per_op",
+           describe(doc["host_issue_seconds_per_op"]) + " is not allowed; at most 1 (a second per op)");
+    return seconds;
   }
 
   StepTotals totals(const json& j) const {

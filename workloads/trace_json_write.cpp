@@ -103,6 +103,8 @@ std::string trace_to_json(const Trace& trace, const std::string& description) {
   out += "  \"totals\": " + totals_json(trace.totals).dump() + ",\n";
   out += "  \"gpu_of_rank\": " + ordered_json(trace.gpu_of_rank).dump() + ",\n";
   if (!trace.measured_on.empty()) out += "  \"measured_on\": " + ordered_json(trace.measured_on).dump() + ",\n";
+  if (trace.host_issue_seconds_per_op > 0.0)
+    out += "  \"host_issue_seconds_per_op\": " + ordered_json(trace.host_issue_seconds_per_op).dump() + ",\n";
   out += "  \"groups\": [\n";
   std::vector<std::string> groups;
   for (const auto& g : trace.groups) groups.push_back(ordered_json(g).dump());

@@ -253,6 +253,8 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", false);
     spec.loss_unfused_fp32 = entry.bool_or("loss_unfused_fp32", false);
     spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
+    spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", 0);
+    if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
     return;
   }
   node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
@@ -606,6 +608,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
+  spec.cuda_graphs = node.bool_or("cuda_graphs", false);
   set_tp_comm_overlap(node, spec);
   check_param_gather(node, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);

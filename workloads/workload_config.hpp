@@ -180,6 +180,14 @@ struct WorkloadSpec {
   // The framework's AdamW is one fused kernel (false: a for-loop over
   // elementwise kernels; adam_bytes_per_parameter in ddp_trace.hpp).
   bool optimizer_fused = true;
+  // The framework's host time to issue one kernel in eager mode (0: never
+  // the bound), and whether the step runs as a captured CUDA graph
+  // (`cuda_graphs: true`), which the host replays in one call: then the host
+  // issues nothing per kernel. host_issue_seconds_per_op() is what the trace
+  // carries (Trace::host_issue_seconds_per_op).
+  TimePs host_issue_per_kernel = 0;
+  bool cuda_graphs = false;
+  double host_issue_seconds_per_op() const { return cuda_graphs ? 0.0 : ps_to_seconds(host_issue_per_kernel); }
   // The framework's defaults for the overlaps a config may also set itself.
   struct FrameworkOverlaps {
     bool tp_comm = false;

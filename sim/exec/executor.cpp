@@ -93,7 +93,9 @@ void Executor::shape_programs() {
                                " but the trace has " + std::to_string(trace_.programs.size()));
     }
     auto& shape = shapes_[program];
-    if (!shape) shape = std::make_unique<ProgramShape>(shape_of_program(trace_.programs[program], rank));
+    if (shape) continue;
+    shape = std::make_unique<ProgramShape>(shape_of_program(trace_.programs[program], rank));
+    shape->issue_time = host_issue_times(trace_.programs[program], seconds_to_ps(trace_.host_issue_seconds_per_op));
   }
 }
 
@@ -227,6 +229,12 @@ void Executor::try_start_stream(std::uint32_t rank, std::size_t stream) {
   OpIndex op = order[state.stream_head[stream]];
   if (state.unfinished_deps[op] != 0) return;
   state.stream_busy[stream] = true;
+  const TimePs issued = issued_at(*state.shape, op);
+  if (issued > engine_.now()) {
+    // The stream is free before the host has issued the op: it waits.
+    engine_.schedule_at(issued, [this, rank, op] { start_op(rank, op); });
+    return;
+  }
   start_op(rank, op);
 }
 
@@ -289,9 +297,11 @@ OpIndex Executor::next_kernel(const RankState& state) {
 // Whether `dependent`, released by the running kernel's end, can arrive
 // with that end as its timestamp instead of at an event: a collective or
 // transfer at the head of its idle stream that waits for nothing else.
-bool Executor::arrives_with_timestamp(const RankState& state, OpIndex dependent) {
+bool Executor::arrives_with_timestamp(const RankState& state, OpIndex dependent, TimePs at) {
   const ProgramShape& shape = *state.shape;
   if (shape.meeting_position[dependent] == ProgramShape::kNoMeeting) return false;
+  // Not yet issued by the host at `at`: it arrives when it is, at an event.
+  if (issued_at(shape, dependent) > at) return false;
   const std::size_t stream = stream_index(shape.brief[dependent].stream);
   const auto& order = shape.stream_order[stream];
   const bool at_head = state.stream_head[stream] < order.size() && order[state.stream_head[stream]] == dependent;
@@ -304,7 +314,7 @@ bool Executor::arrives_with_timestamp(const RankState& state, OpIndex dependent)
 // a chain in one event gives every op the timing it would get event by
 // event: at `op`'s end the next kernel would start and the released
 // collectives and transfers would arrive, at the same instant.
-std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex op) const {
+std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex op, TimePs end) const {
   const OpIndex next = next_kernel(state);
   if (next == kNoOp || !state.shape->brief[next].compute) return std::nullopt;
   const ProgramShape& shape = *state.shape;
@@ -313,7 +323,7 @@ std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex 
     const OpIndex dependent = shape.dependents[d];
     if (dependent == next) {
       ++waits_on_op;
-    } else if (!arrives_with_timestamp(state, dependent)) {
+    } else if (!arrives_with_timestamp(state, dependent, end)) {
       return std::nullopt;
     }
   }
@@ -325,16 +335,17 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
   auto& timings = result_.timelines[rank].ops;
   TimePs end = later_by(engine_.now(), kernel_time(state, op));
-  while (const auto next = chained_kernel(state, op)) {
+  while (const auto next = chained_kernel(state, op, end)) {
     if (end == kTimeNever) throw ClockOverflow();
     settle_kernel(rank, op, end);  // the next kernel's count reaches zero here too
     op = *next;
-    timings[op].start = end;
-    end = later_by(end, kernel_time(state, op));
+    const TimePs start = std::max(end, issued_at(*state.shape, op));
+    timings[op].start = start;
+    end = later_by(start, kernel_time(state, op));
   }
   if (end == kTimeNever) throw ClockOverflow();
   result_.timelines[rank].finish = std::max(result_.timelines[rank].finish, end);
-  if (closes_early(state, op)) {
+  if (closes_early(state, op, end)) {
     state.stream_busy[stream_index(Stream::compute)] = false;
     settle_kernel(rank, op, end);
   } else {
@@ -346,7 +357,7 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
 // it releases arrive with a timestamp, and the next kernel waits for one of
 // them (so it cannot start before the end either). Everything then happens
 // at the same simulated times as event by event.
-bool Executor::closes_early(const RankState& state, OpIndex op) const {
+bool Executor::closes_early(const RankState& state, OpIndex op, TimePs end) const {
   const ProgramShape& shape = *state.shape;
   const OpIndex next = next_kernel(state);
   const bool has_next = next != kNoOp;
@@ -355,7 +366,7 @@ bool Executor::closes_early(const RankState& state, OpIndex op) const {
   for (std::uint32_t d = shape.dependents_start[op]; d < shape.dependents_start[op + 1]; ++d) {
     const OpIndex dependent = shape.dependents[d];
     if (has_next && dependent == next) continue;
-    if (!arrives_with_timestamp(state, dependent)) return false;
+    if (!arrives_with_timestamp(state, dependent, end)) return false;
     releases_any = true;
     if (has_next && waits_for(shape, next, dependent)) next_waits = true;
   }

@@ -151,9 +151,9 @@ class Executor {
   TimePs kernel_time(const RankState& state, OpIndex op) const;
   static constexpr OpIndex kNoOp = UINT32_MAX;
   static OpIndex next_kernel(const RankState& state);
-  static bool arrives_with_timestamp(const RankState& state, OpIndex dependent);
-  std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op) const;
-  bool closes_early(const RankState& state, OpIndex op) const;
+  static bool arrives_with_timestamp(const RankState& state, OpIndex dependent, TimePs at);
+  std::optional<OpIndex> chained_kernel(const RankState& state, OpIndex op, TimePs end) const;
+  bool closes_early(const RankState& state, OpIndex op, TimePs end) const;
   static bool waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependency);
   void settle_kernel(std::uint32_t rank, OpIndex op, TimePs end);
   void arrive(std::uint32_t rank, OpIndex op);

@@ -40,4 +40,18 @@ ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
   return shape;
 }
 
+bool issued_by_host(const Op& op) { return !std::holds_alternative<HostWork>(op.work); }
+
+std::vector<TimePs> host_issue_times(const std::vector<Op>& ops, TimePs per_op) {
+  std::vector<TimePs> out;
+  if (per_op <= 0) return out;
+  out.reserve(ops.size());
+  TimePs issued = 0;
+  for (const Op& op : ops) {
+    if (issued_by_host(op)) issued += per_op;
+    out.push_back(issued);
+  }
+  return out;
+}
+
 }  // namespace simctl

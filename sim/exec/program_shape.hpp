@@ -38,7 +38,21 @@ struct ProgramShape {
   std::vector<Brief> brief;
   std::vector<std::uint32_t> meeting_position;
   std::uint32_t meeting_count = 0;
+  // Per op, when the host has issued it (host_issue_times); empty when the
+  // trace's host is never the bound.
+  std::vector<TimePs> issue_time;
 };
+
+// Whether the host issues `op` to the GPU: a kernel, copy, collective or
+// transfer. Host work runs on the CPU itself.
+bool issued_by_host(const Op& op);
+// When the host has issued each op: it issues them in list order, `per_op`
+// each, from time 0, so op i is out at the sum over the ops up to it that it
+// issues. Empty when per_op is 0.
+std::vector<TimePs> host_issue_times(const std::vector<Op>& ops, TimePs per_op);
+inline TimePs issued_at(const ProgramShape& shape, OpIndex op) {
+  return shape.issue_time.empty() ? 0 : shape.issue_time[op];
+}
 
 // Throws std::runtime_error naming `rank` if an op depends on a later one or
 // on more than kMaxDeps ops.

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/exec/program_shape.hpp"
 
@@ -64,15 +66,62 @@ bool is_pipeline_transfer(const Op& op) {
 // time, in list order), plus one list for the drain bubble.
 using StreamSegments = std::array<std::vector<Segment>, kStreamCount + 1>;
 
+// Where a trace's host issues ops late (Trace::host_issue_seconds_per_op), a
+// stream that sat idle before an op because the host had not issued it yet
+// was launch-bound: the stretch from when the op could have run (its stream
+// and its dependencies done) to its start at its issue time.
+class HostWaits {
+ public:
+  explicit HostWaits(const std::vector<TimePs>& issued) : issued_(issued) {}
+
+  void add(const std::vector<Op>& ops, const RankTimeline& timeline, OpIndex i, std::vector<Segment>& out) {
+    if (issued_.empty()) return;
+    const std::size_t stream = stream_index(ops[i].stream);
+    const OpTiming& t = timeline.ops[i];
+    const TimePs stream_free = std::exchange(stream_free_[stream], t.end);
+    // Only an op that started at its issue time can have waited for it.
+    if (t.start != issued_[i] || meets_others(ops[i]) || !issued_by_host(ops[i])) return;
+    TimePs ready = stream_free;
+    for (OpIndex d : ops[i].deps) ready = std::max(ready, timeline.ops[d].end);
+    if (t.start > ready) out.push_back({ready, t.start, Category::compute_launch_bound});
+  }
+
+ private:
+  const std::vector<TimePs>& issued_;
+  std::array<TimePs, kStreamCount> stream_free_{};
+};
+
+// Each program's issue times (host_issue_times), computed once for the ranks bound to it.
+class IssueTimes {
+ public:
+  explicit IssueTimes(const Trace& trace) : trace_(trace), by_program_(trace.programs.size()) {}
+  const std::vector<TimePs>& of(std::uint32_t rank) {
+    const std::uint32_t program = trace_.ranks[rank].program;
+    if (!done_.count(program)) {
+      by_program_[program] =
+          host_issue_times(trace_.programs[program], seconds_to_ps(trace_.host_issue_seconds_per_op));
+      done_.insert(program);
+    }
+    return by_program_[program];
+  }
+
+ private:
+  const Trace& trace_;
+  std::vector<std::vector<TimePs>> by_program_;
+  std::set<std::uint32_t> done_;
+};
+
 void fill_segments(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
-                   std::uint32_t rank, StreamSegments& lists) {
+                   std::uint32_t rank, const std::vector<TimePs>& issued, StreamSegments& lists) {
   for (auto& list : lists) list.clear();
   const auto& ops = trace.ops(rank);
   const auto& timeline = result.timeline(rank);
   bool pipelined = false;
+  HostWaits host_waits(issued);
   for (OpIndex i = 0; i < ops.size(); ++i) {
     const OpTiming& t = timeline.ops[i];
     std::vector<Segment>& out = lists[static_cast<std::size_t>(ops[i].stream)];
+    host_waits.add(ops, timeline, i, out);
     if (std::holds_alternative<ComputeWork>(ops[i].work)) {
       out.push_back({t.start, t.end, compute_category(ops[i], timeline.kernel_bound(i))});
     } else if (const auto* copy = std::get_if<CopyCall>(&ops[i].work)) {
@@ -166,7 +215,8 @@ TimePs TimeBreakdown::sum() const {
 TimeBreakdown rank_breakdown(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,
                              std::uint32_t rank) {
   StreamSegments lists;
-  fill_segments(trace, result, rendezvous, rank, lists);
+  IssueTimes issued(trace);
+  fill_segments(trace, result, rendezvous, rank, issued.of(rank), lists);
   return sweep(lists, result.step_time);
 }
 
@@ -179,9 +229,10 @@ std::vector<TimeBreakdown> rank_breakdowns(const Trace& trace, const ExecutionRe
   const auto copied = [&](std::uint32_t r) { return !result.copy_of.empty() && result.copy_of[r] != r; };
   std::vector<TimeBreakdown> out(ranks);
   StreamSegments lists;  // reused: a rank's lists are as long as its ops
+  IssueTimes issued(trace);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     if (copied(r)) continue;
-    fill_segments(trace, result, rendezvous, r, lists);
+    fill_segments(trace, result, rendezvous, r, issued.of(r), lists);
     out[r] = sweep(lists, result.step_time);
   }
   for (std::uint32_t r = 0; r < ranks; ++r) {

@@ -130,7 +130,7 @@ void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, cons
   }
 }
 
-Trace build_trace(const WorkloadSpec& w, int ranks) {
+Trace build_step_trace(const WorkloadSpec& w, int ranks) {
   const bool pure_data =
       w.parallel.tensor == 1 && w.parallel.pipeline == 1 && w.parallel.expert == 1 && w.parallel.context == 1;
   if (w.strategy == Strategy::data_parallel) return build_data_parallel_trace(w);
@@ -140,6 +140,12 @@ Trace build_trace(const WorkloadSpec& w, int ranks) {
     return build_ddp_trace(w, ranks);
   }
   return build_parallel_trace(w);
+}
+
+Trace build_trace(const WorkloadSpec& w, int ranks) {
+  Trace trace = build_step_trace(w, ranks);
+  trace.host_issue_seconds_per_op = w.host_issue_seconds_per_op();
+  return trace;
 }
 
 // "8 x h100-sxm", or "16 x h100-sxm + 16 x a100-sxm4-80gb" for a mixed

@@ -143,6 +143,48 @@ TEST_CASE("a kernel that releases a collective hands its end to the next kernel 
   CHECK(r.meetings[1][0].last_arrival == OpRef{1, 1});
 }
 
+TEST_CASE("a kernel starts no earlier than the host has issued it and every op before it", "[exec][host_issue]") {
+  Fixture f(1);
+  Trace trace = one_group_trace(1);
+  trace.host_issue_seconds_per_op = 50e-6;
+  // Tiny kernels: the host (50 us each) is the bound; then a long one, after
+  // which the host is ahead and the next kernel starts at its end.
+  trace.programs[0] = {compute("a", 1e6), compute("b", 1e6), compute("long", 1e13), compute("after", 1e6)};
+  const auto r = f.run(trace);
+  const auto& ops = r.timeline(0).ops;
+  const TimePs issue = seconds_to_ps(50e-6);
+  CHECK(ops[0].start == issue);
+  CHECK(ops[1].start == 2 * issue);
+  CHECK(ops[2].start == 3 * issue);
+  REQUIRE(ops[2].end > 4 * issue);
+  CHECK(ops[3].start == ops[2].end);
+  // Without a host cost the same kernels run back to back from 0.
+  trace.host_issue_seconds_per_op = 0;
+  const auto free = f.run(trace);
+  CHECK(free.timeline(0).ops[0].start == 0);
+  CHECK(free.timeline(0).ops[1].start == free.timeline(0).ops[0].end);
+}
+
+TEST_CASE("a collective the host has not issued yet waits for it, and host work costs the host nothing",
+          "[exec][host_issue]") {
+  Fixture f;
+  Trace trace = one_group_trace(2);
+  trace.host_issue_seconds_per_op = 1e-3;
+  for (auto& program : trace.programs) {
+    program = {compute("grad", 1e6), Op{"loader", OpPhase::data_loading, Stream::loader, {}, HostWork{1e-6, 0}},
+               all_reduce(1e3, {0}), compute("more", 1e6, {0})};
+  }
+  const auto r = f.run(trace);
+  const TimePs ms = seconds_to_ps(1e-3);
+  for (std::uint32_t rank = 0; rank < 2; ++rank) {
+    const auto& ops = r.timeline(rank).ops;
+    CHECK(ops[0].start == ms);
+    CHECK(ops[0].end < 2 * ms);     // "grad" is done long before...
+    CHECK(ops[2].start == 2 * ms);  // ...the all-reduce is issued (the loader's host op issues nothing)
+    CHECK(ops[3].start == 3 * ms);
+  }
+}
+
 TEST_CASE("a collective some member never reaches is reported as a deadlock", "[exec]") {
   Fixture f;
   Trace trace = one_group_trace(2);

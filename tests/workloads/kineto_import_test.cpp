@@ -87,8 +87,8 @@ TEST_CASE("a launch-bound H200 step imports whole and replays within 10 %, mostl
   CHECK(imported.out.find("486 GPU ops") != std::string::npos);
   const double profiled = profiled_ms(imported.out);
   CHECK(profiled == Approx(43.253).epsilon(1e-4));
-  const std::string config = write_run_config("kineto_h200_gpt_replay.yaml", "h200_sxm_x1.yaml",
-                                              "  trace: kineto_h200_gpt.json\n");
+  const std::string config =
+      write_run_config("kineto_h200_gpt_replay.yaml", "h200_sxm_x1.yaml", "  trace: kineto_h200_gpt.json\n");
   const Scenario s = load_scenario(config);
   Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
   const ExecutionResult result = executor.run();

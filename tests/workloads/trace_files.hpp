@@ -79,6 +79,7 @@ inline void require_same_trace(const Trace& a, const Trace& b) {
   CHECK(a.groups == b.groups);
   CHECK(a.gpu_of_rank == b.gpu_of_rank);
   CHECK(a.compute_dtype == b.compute_dtype);
+  CHECK(a.host_issue_seconds_per_op == b.host_issue_seconds_per_op);
   CHECK(same_bits(a.totals.model_flops, b.totals.model_flops));
   CHECK(same_bits(a.totals.tokens, b.totals.tokens));
   CHECK(same_bits(a.totals.samples, b.totals.samples));

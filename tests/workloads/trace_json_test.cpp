@@ -41,6 +41,13 @@ TEST_CASE("a generated TP x PP x DP trace survives a write and a read exactly", 
   check_round_trip(s.trace);
 }
 
+TEST_CASE("a trace whose host issues ops late keeps its issue time through a write and a read",
+          "[trace-file][host_issue]") {
+  const Scenario s = load_scenario(source_path("configs/reference/measured_small_gpt_h200x1.yaml"));
+  REQUIRE(s.trace.host_issue_seconds_per_op == Approx(54e-6));
+  check_round_trip(s.trace);
+}
+
 TEST_CASE("awkward doubles print so that they parse back to the same bits", "[trace-file]") {
   Trace trace;
   trace.totals = StepTotals{0.1 + 0.2, 1.0 / 3.0, 5e-324, 1.7976931348623157e308};
@@ -100,6 +107,8 @@ TEST_CASE("each kind of bad trace names its field and what is valid", "[trace-fi
        "rank 0 makes 1 collective call on group 0 but rank 1 makes 2; every member must make the same calls in the "
        "same order"},
       {"version_mismatch", "version", "trace format version 2 is not supported; this simctl reads version 1"},
+      {"host_issue_negative", "host_issue_seconds_per_op", "-5e-05 is not allowed; must be a finite number >= 0"},
+      {"host_issue_too_long", "host_issue_seconds_per_op", "2.5 is not allowed; at most 1 (a second per op)"},
   };
   for (const auto& c : cases) check_bad_trace(c);
 }

@@ -70,6 +70,16 @@ TEST_CASE("an exported DDP trace replays to the same report", "[trace-file][repl
   CHECK(without_workload_lines(replayed.out) == without_workload_lines(generated.out));
 }
 
+TEST_CASE("an exported launch-bound step replays to the same report, its host included", "[trace-file][replay]") {
+  const std::string config = source_path("configs/reference/measured_small_gpt_h200x1.yaml");
+  const std::string replay = export_and_replay_config(config, "small_gpt", "h200_sxm_x1.yaml");
+  const CliResult generated = simctl_cli({"run", config});
+  const CliResult replayed = simctl_cli({"run", replay});
+  REQUIRE(replayed.exit_code == 0);
+  CHECK_THAT(generated.out, Catch::Contains("launch-bound"));
+  CHECK(without_workload_lines(replayed.out) == without_workload_lines(generated.out));
+}
+
 TEST_CASE("an exported TP x PP x DP trace replays to the same step time", "[trace-file][replay]") {
   const std::string config = hybrid_config("hybrid.yaml");
   const std::string replay = export_and_replay_config(config, "hybrid", "dgx_h100.yaml");

@@ -27,6 +27,14 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 
 def overlay(factor, framework, architecture):
     """A data tree that is the source tree but for one factor in frameworks.yaml."""
+    def set_factor(entry):
+        entry.setdefault("kernel_time_factor_by_architecture", {})[architecture] = factor
+    return overlay_framework(framework, set_factor)
+
+
+def overlay_framework(framework, change):
+    """A data tree that is the source tree but for one entry of frameworks.yaml,
+    which change(entry) edits in place."""
     tmp = tempfile.mkdtemp(prefix="simctl_fit_")
     for name in os.listdir(ROOT):
         if name != "workloads":
@@ -37,8 +45,7 @@ def overlay(factor, framework, architecture):
             os.symlink(os.path.join(ROOT, "workloads", name), os.path.join(tmp, "workloads", name))
     text = open(os.path.join(ROOT, "workloads", "frameworks.yaml")).read()
     data = yaml.safe_load(text)
-    entry = data["frameworks"][framework]
-    entry.setdefault("kernel_time_factor_by_architecture", {})[architecture] = factor
+    change(data["frameworks"][framework])
     with open(os.path.join(tmp, "workloads", "frameworks.yaml"), "w") as f:
         yaml.safe_dump(data, f)
     return tmp
