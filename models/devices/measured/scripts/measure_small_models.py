@@ -20,7 +20,7 @@ hidden size and micro-batch:
 - compile (a subset of sizes, while time is left): each block compiled with
   torch.compile (default mode), then timed as eager; compile seconds kept.
 
-    python3 measure_small_models.py OUT_DIR [KINETO_HIDDEN [sweep|compile|layers|clean]]
+    python3 measure_small_models.py OUT_DIR [KINETO_HIDDEN [sweep|compile|layers|clean|compile_all]]
 
 sweep (default) writes OUT_DIR/small_models.json, and OUT_DIR/kineto_gpt_hHIDDEN.json.gz, the
 Chrome trace of the profiled step of hidden KINETO_HIDDEN (default 256) at
@@ -29,7 +29,9 @@ to OUT_DIR/small_models_compiled.json; layers writes the host time of a
 hidden-256 step against its layer count (3-48, AdamW foreach and fused) to
 OUT_DIR/small_models_layers.json; clean writes every size's eager step
 timed with no profiler run before it in the process, then the hidden-256
-step after one profiled step, to OUT_DIR/small_models_clean.json.
+step after one profiled step, to OUT_DIR/small_models_clean.json; compile_all
+compiles every size (no profiler before), then profiles two compiled steps,
+to OUT_DIR/small_models_compiled_all.json.
 """
 import gzip
 import json
@@ -178,7 +180,7 @@ def graph_timing(model, opt, tokens):
     return {"graph_step_s": round(statistics.median(times), 6)}
 
 
-def compiled_timing(model, opt, tokens):
+def compiled_timing(model, opt, tokens, reps=10):
     torch._dynamo.reset()
     t0 = time.perf_counter()
     for block in model.blocks:
@@ -186,7 +188,7 @@ def compiled_timing(model, opt, tokens):
     step(model, opt, tokens)
     torch.cuda.synchronize()
     compile_s = time.perf_counter() - t0
-    out = eager_timings(model, opt, tokens)
+    out = eager_timings(model, opt, tokens, reps)
     out["compile_s"] = round(compile_s, 2)
     return out
 
@@ -242,6 +244,32 @@ def clean_series():
     return rows
 
 
+def compiled_series(budget_s):
+    """Every size compiled (each block, default mode) in a process that has
+    not profiled yet, 20 repetitions; then two compiled steps profiled for
+    their kernel and aten-op counts."""
+    rows = []
+    for micro_batch in MICRO_BATCHES:
+        for hidden in HIDDEN:
+            if time.time() - T_START > budget_s:
+                rows.append({"hidden": hidden, "micro_batch": micro_batch, "skipped": "out of time"})
+                continue
+            model, opt, tokens = make(hidden, micro_batch)
+            rows.append({"hidden": hidden, "micro_batch": micro_batch, "layers": LAYERS,
+                         "compiled": compiled_timing(model, opt, tokens, reps=20)})
+            print(rows[-1], flush=True)
+            del model, opt, tokens
+            torch.cuda.empty_cache()
+    for hidden, micro_batch in [(256, 1), (1024, 8)]:
+        model, opt, tokens = make(hidden, micro_batch)
+        compiled_timing(model, opt, tokens, reps=3)
+        summary = profile(model, opt, tokens, f"/tmp/compiled_{hidden}_{micro_batch}.json")
+        rows.append({"hidden": hidden, "micro_batch": micro_batch, "layers": LAYERS, "profile_of_compiled": summary})
+        print(hidden, micro_batch, {k: v for k, v in summary.items() if k != "top_kernels"}, flush=True)
+        del model, opt, tokens
+    return rows
+
+
 def parameters(model):
     return sum(p.numel() for p in model.parameters())
 
@@ -287,6 +315,9 @@ def main(out_dir, kineto_hidden, part):
 
     if part == "compile":
         path = os.path.join(out_dir, "small_models_compiled.json")
+    if part == "compile_all":
+        path = os.path.join(out_dir, "small_models_compiled_all.json")
+        result["compiled"] = compiled_series(150.0)
     if part == "clean":
         path = os.path.join(out_dir, "small_models_clean.json")
         result["clean"] = clean_series()
