@@ -94,6 +94,7 @@ void DataParallelSync::before_unit(RankOps& ops, const ModelUnit& unit, const st
     }
   }
   if (!dense_.active() || !shards_weights(spec_.strategy)) return;
+  if (keeps_gathered() && (phase != OpPhase::forward || !gathered_units_.insert(unit.name).second)) return;
   // Gather this unit while the previous one computes, not earlier: FSDP's
   // prefetch keeps one unit in flight.
   std::vector<OpIndex> deps;
@@ -109,6 +110,10 @@ void DataParallelSync::unit_gradients(RankOps& ops, Lane& lane, double parameter
                                       bool last_micro_batch) {
   if (!lane.active() || parameters <= 0.0) return;
   const double bytes = parameters * bytes_per_element(spec_.ddp.grad_dtype);
+  if (keeps_gathered()) {
+    if (last_micro_batch) held_grads_.emplace_back(name, bytes);
+    return;
+  }
   if (shards_gradients(spec_.strategy)) {
     const std::string what = lane.prefix.empty() ? ".grads.reduce_scatter" : ".experts.grads.reduce_scatter";
     gradient_ops_.push_back(collective(ops, lane, name + what, OpPhase::gradient_sync, CollectiveOp::reduce_scatter,
@@ -138,7 +143,18 @@ void DataParallelSync::flush_bucket(RankOps& ops, Lane& lane) {
   lane.bucket_bytes = 0.0;
 }
 
+bool DataParallelSync::keeps_gathered() const {
+  return spec_.strategy == Strategy::fsdp && spec_.parallel.pipeline > 1;
+}
+
 void DataParallelSync::finish_backward(RankOps& ops) {
+  // The stage's post-backward reduces every unit's accumulated gradient, in
+  // the order backward finished them.
+  for (const auto& [unit, bytes] : held_grads_) {
+    gradient_ops_.push_back(collective(ops, dense_, unit + ".grads.reduce_scatter", OpPhase::gradient_sync,
+                                       CollectiveOp::reduce_scatter, bytes, ops.deps_on_last_compute()));
+  }
+  held_grads_.clear();
   for (Lane* lane : {&dense_, &experts_}) {
     if (lane->active() && lane->bucket_bytes > 0.0) flush_bucket(ops, *lane);
   }

@@ -19,12 +19,22 @@
 //   zero3, fsdp: weights are sharded too: each unit's weights are
 //          all-gathered before its forward and again before its backward
 //          (prefetched one unit ahead), gradients reduce-scattered per unit.
+//   fsdp under pipeline parallelism (PyTorch FSDP2 in torch.distributed.
+//          pipelining, as torchtitan runs it): each unit is gathered once,
+//          at its first forward, and stays gathered through every
+//          micro-batch (torchtitan's reshard_after_forward = not
+//          pp_enabled; the stage sets reshard_after_backward False), and
+//          its gradients accumulate unsharded and are reduce-scattered once,
+//          after the stage's last backward (set_requires_gradient_sync
+//          False, then _post_backward): keeps_gathered().
 // Under expert parallelism (expert > 1) the experts' parameters are held by
 // data / expert ranks only, so their gradients (and ZeRO's shards of them)
 // go over the expert-data-parallel group, in buckets of their own, as
 // Megatron-core's DDP keeps expert and dense buckets apart.
 #include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workloads/rank_ops.hpp"
@@ -47,6 +57,10 @@ class DataParallelSync {
   void finish_backward(RankOps& ops);
   // `parameters` held by the rank, `expert_parameters` of them the experts'.
   void after_optimizer(RankOps& ops, double parameters, double expert_parameters, OpIndex optimizer);
+
+  // FSDP under pipeline parallelism: units gathered once per step, gradients
+  // reduced once (see above).
+  bool keeps_gathered() const;
 
   // The ops the optimizer must wait for.
   const std::vector<OpIndex>& gradient_ops() const { return gradient_ops_; }
@@ -89,6 +103,9 @@ class DataParallelSync {
   std::vector<OpIndex> gradient_ops_;
   std::map<std::string, std::vector<OpIndex>> param_gathers_;  // unit -> its buckets' gathers, until its first forward
   int gather_buckets_ = 0;
+  std::set<std::string> gathered_units_;  // keeps_gathered: units gathered this step
+  std::vector<std::pair<std::string, double>>
+      held_grads_;  // keeps_gathered: (unit, gradient bytes) to reduce at the end
 };
 
 bool shards_weights(Strategy s);

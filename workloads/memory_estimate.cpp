@@ -376,6 +376,17 @@ double fsdp_block_working_bytes(const WorkloadSpec& spec, std::int64_t stage) {
   return block * (3.0 * compute + bytes_per_element(spec.ddp.grad_dtype));
 }
 
+// FSDP under pipeline parallelism (data_parallel_sync.hpp, keeps_gathered)
+// holds every unit of the stage gathered in the compute dtype, and its
+// gradients accumulated unsharded in the reduce dtype (FSDP2 upcasts the
+// accumulated gradient to reduce_dtype while gradient sync is off:
+// pytorch/pytorch torch/distributed/fsdp/_fully_shard/_fsdp_param.py,
+// to_accumulated_grad_if_needed), all step.
+double fsdp_pipeline_held_bytes(const WorkloadSpec& spec, std::int64_t stage) {
+  return stage_parameters(spec, stage) * bytes_per_element(spec.precision) +
+         stage_trainable_parameters(spec, stage) * bytes_per_element(spec.ddp.grad_dtype);
+}
+
 // What a rank holds beside its state and kept activations, at the larger of
 // two moments that do not overlap: the loss (logits and their fp32 copies,
 // last stage only) and a block's backward (its re-run tensors, FSDP's
@@ -387,7 +398,9 @@ double temporary_bytes(const WorkloadSpec& spec, std::int64_t stage) {
   const bool sharded = shards_weights(spec.strategy) && par.gradient_replicas() > 1;
   double loss = stage == par.pipeline - 1 ? loss_buffer_bytes(spec, 1.0) : 0.0;
   double block = recompute_transient_bytes(spec) + fp8_param_transpose_bytes(spec);
-  if (sharded && spec.strategy == Strategy::fsdp) {
+  if (sharded && spec.strategy == Strategy::fsdp && par.pipeline > 1) {
+    always += fsdp_pipeline_held_bytes(spec, stage);
+  } else if (sharded && spec.strategy == Strategy::fsdp) {
     always += fsdp_root_bytes(spec, stage);
     loss += largest_block_parameters(spec, stage) * bytes_per_element(spec.precision);  // the last block, kept
     block += fsdp_block_working_bytes(spec, stage);

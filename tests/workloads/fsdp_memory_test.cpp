@@ -97,3 +97,18 @@ TEST_CASE("a selective_op block re-runs what its policy did not save", "[workloa
   none.recompute = ActivationRecompute::none;
   CHECK(temporary_of(spec) == Approx(layer_activation_bytes(none) - layer_activation_bytes(spec)));
 }
+
+TEST_CASE("FSDP in a pipeline holds the stage's blocks gathered and their gradients unsharded all step",
+          "[workloads][memory][fsdp]") {
+  auto spec = llama_8b_fsdp(Strategy::fsdp, 8);
+  spec.parallel.pipeline = 2;
+  spec.global_batch = 8 * 4;
+  spec.grad_accum = 4;
+  const auto rows = estimate_memory(spec);
+  REQUIRE(rows.size() == 2);
+  // Stage 0: 16 blocks and the embedding, gathered in bf16, gradients accumulated in fp32.
+  const auto& m = spec.model;
+  const double stage0 = 16.0 * fsdp_block_parameters(m) + static_cast<double>(m.vocab * m.hidden);
+  CHECK(bytes_of(rows[0], "temporary") >= 6.0 * stage0);
+  CHECK(bytes_of(rows[0], "temporary") == Approx(6.0 * stage0).epsilon(0.05));
+}

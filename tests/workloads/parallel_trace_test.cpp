@@ -110,6 +110,30 @@ TEST_CASE("DDP all-reduces gradients once per step, ZeRO-3 gathers weights per l
   CHECK(z3.at(CollectiveOp::reduce_scatter) == 2 * units);
 }
 
+TEST_CASE("FSDP in a pipeline gathers each unit once a step and reduces its gradient once, at the end",
+          "[workloads][zero][fsdp]") {
+  WorkloadSpec spec = small_gpt(1, 2, 4, 4);
+  spec.strategy = Strategy::fsdp;
+  const std::vector<Op> stage0 = resolved_ops(build_parallel_trace(spec), 0);
+  const auto c = collectives(stage0, CommDimension::data);
+  const int units = 8 / 2 + 1;  // stage 0: its layers and the embedding
+  CHECK(c.at(CollectiveOp::all_gather) == units);
+  CHECK(c.at(CollectiveOp::reduce_scatter) == units);
+  // Every reduce-scatter comes after the stage's last backward kernel.
+  std::size_t last_backward = 0, first_reduce = stage0.size();
+  for (std::size_t i = 0; i < stage0.size(); ++i) {
+    const auto* call = std::get_if<CollectiveCall>(&stage0[i].work);
+    if (call && call->op == CollectiveOp::reduce_scatter) first_reduce = std::min(first_reduce, i);
+    if (std::holds_alternative<ComputeWork>(stage0[i].work) && stage0[i].phase == OpPhase::backward) last_backward = i;
+  }
+  CHECK(first_reduce > last_backward);
+  // Without a pipeline FSDP re-gathers per micro-batch, forward and backward.
+  spec.parallel.pipeline = 1;
+  const auto flat = collectives(resolved_ops(build_parallel_trace(spec), 0), CommDimension::data);
+  CHECK(flat.at(CollectiveOp::all_gather) == 2 * 4 * (8 + 2));
+  CHECK(flat.at(CollectiveOp::reduce_scatter) == 4 * (8 + 2));
+}
+
 TEST_CASE("nn.DataParallel funnels outputs and gradients through the master", "[workloads][data_parallel]") {
   WorkloadSpec spec = small_gpt(1, 1, 4, 1);
   spec.strategy = Strategy::data_parallel;
