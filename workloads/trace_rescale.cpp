@@ -67,6 +67,8 @@ class Rescaler {
   Trace run() {
     Trace out;
     out.compute_dtype = trace_.compute_dtype;
+    out.measured_on = trace_.measured_on;
+    out.host_issue_seconds_per_op = trace_.host_issue_seconds_per_op;
     const double scale = static_cast<double>(new_replicas_) / static_cast<double>(replicas_);
     out.totals = trace_.totals;
     out.totals.model_flops *= scale;

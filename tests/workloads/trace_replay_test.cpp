@@ -125,6 +125,17 @@ TEST_CASE("rescaling the DGX H100 DDP job from 8 to 16 ranks on 2 nodes", "[trac
   CHECK(step_time(sixteen) >= step_time(eight));
 }
 
+TEST_CASE("a rescaled trace keeps its host's issue time", "[trace-file][rescale]") {
+  const std::string config =
+      write_run_config("ddp_eager.yaml", "dgx_h100_x4_ndr.yaml",
+                       "  model: gpt-1.3b\n  parallel: {data: 8}\n  micro_batch: 8\n  global_batch: 64\n"
+                       "  framework: pytorch\n");
+  const Scenario eight = load_scenario(config);
+  REQUIRE(eight.trace.host_issue_seconds_per_op > 0.0);
+  const std::string replay = export_and_replay_config(config, "ddp16_eager", "dgx_h100_x4_ndr.yaml", {"--ranks", "16"});
+  CHECK(load_scenario(replay).trace.host_issue_seconds_per_op == eight.trace.host_issue_seconds_per_op);
+}
+
 TEST_CASE("rescaling a hybrid plan by whole replicas rebuilds its groups", "[trace-file][rescale]") {
   const std::string replay =
       export_and_replay_config(hybrid_config("hybrid4.yaml"), "hybrid16", "dgx_h100_x4_ndr.yaml", {"--ranks", "16"});
