@@ -283,6 +283,23 @@ void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
   }
 }
 
+// A captured graph replays GPU work only: a step that runs its optimizer on
+// the CPU, or drives every GPU from one process (nn.DataParallel's threads),
+// cannot be one.
+void check_cuda_graphs(const ConfigNode& node, const WorkloadSpec& spec) {
+  if (!spec.cuda_graphs) return;
+  if (spec.offload.optimizer)
+    node.child("cuda_graphs")
+        .fail(
+            "a CUDA graph cannot capture the CPU optimizer step of offload.optimizer: cpu; set cuda_graphs: false "
+            "or keep the optimizer on the GPU");
+  if (spec.strategy == Strategy::data_parallel)
+    node.child("cuda_graphs")
+        .fail(
+            "nn.DataParallel (strategy: data_parallel) replicates the model from one process every step and "
+            "cannot be captured as a CUDA graph; use strategy: ddp with cuda_graphs: true, or cuda_graphs: false");
+}
+
 // Under fp8 TE userbuffers gather fp8, so an explicit
 // `fp8.tp_all_gather: false` contradicts tp_comm_overlap.
 void check_tp_overlap_scope(const ConfigNode& node, const WorkloadSpec& spec) {
@@ -613,6 +630,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   check_param_gather(node, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);
   if (auto offload = node.optional_child("offload")) set_offload(*offload, spec);
+  check_cuda_graphs(node, spec);
   check_fp8(node, spec);
   set_finetune(node, spec);
   check_tp_overlap_scope(node, spec);

@@ -205,6 +205,13 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
       {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: fsdp, micro_batch: 1, ddp: {overlap_param_gather: "
        "true}}\n",
        "workload.ddp.overlap_param_gather", "gathers each unit's weights before its forward already"},
+      {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: zero1, micro_batch: 1, cuda_graphs: true, "
+       "offload: {optimizer: cpu}}\n",
+       "workload.cuda_graphs", "cannot capture the CPU optimizer step"},
+      {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: data_parallel, micro_batch: 1, cuda_graphs: true}\n",
+       "workload.cuda_graphs", "use strategy: ddp with cuda_graphs: true"},
+      {"workload: {model: gpt-1.3b, parallel: {data: 8}, micro_batch: 1, cuda_graphs: sometimes}\n",
+       "workload.cuda_graphs", "true"},
   };
   for (const auto& c : cases) {
     INFO(c.text);
