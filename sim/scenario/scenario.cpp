@@ -271,10 +271,20 @@ std::string describe_workload(const WorkloadSpec& w, int ranks) {
 // The factors that priced the step's kernels, so a comparison across
 // generations shows what each side was charged: the framework's factor, and
 // each GPU model's sustained clock under its power limit.
+// And the host's issue time per op, where an eager framework's host can bound
+// the step (Trace::host_issue_seconds_per_op).
+std::string describe_host_issue(const WorkloadSpec& w) {
+  if (w.host_issue_per_kernel <= 0) return "";
+  if (w.cuda_graphs) return "; CUDA graphs: no per-op host issue";
+  char text[64];
+  std::snprintf(text, sizeof text, "; host issues each op in %.1f us", ps_to_seconds(w.host_issue_per_kernel) * 1e6);
+  return text;
+}
+
 std::string describe_pricing(const Scenario& s, int ranks) {
   char text[160];
-  std::snprintf(text, sizeof text, "framework %s (kernel times x%.2f)", s.workload.framework.c_str(),
-                s.workload.kernel_time_factor);
+  std::snprintf(text, sizeof text, "framework %s (kernel times x%.2f%s)", s.workload.framework.c_str(),
+                s.workload.kernel_time_factor, describe_host_issue(s.workload).c_str());
   std::string out = text;
   std::set<std::string> models;
   for (int r = 0; r < ranks; ++r) models.insert(s.system.part(s.system.gpus()[s.trace.gpu_index(r)]).model);

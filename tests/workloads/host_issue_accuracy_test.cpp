@@ -131,3 +131,17 @@ TEST_CASE("a small model turns launch-bound as its hidden size shrinks, and a CU
   CHECK(graph.step_s < 0.6 * eager.step_s);
   CHECK(graph.launch_bound_share < 0.1);
 }
+
+TEST_CASE("the report says what the host charged each op, or that a CUDA graph spared it", "[workloads][host_issue]") {
+  const std::string config = source_path("configs/reference/measured_small_gpt_h200x1.yaml");
+  const CliResult eager = simctl_cli({"run", config});
+  REQUIRE(eager.exit_code == 0);
+  CHECK_THAT(eager.out,
+             Catch::Contains("Priced    framework pytorch (kernel times x1.00; host issues each op in 54.0 us)"));
+  const CliResult graphs = simctl_cli({"run", config, "--set", "workload.cuda_graphs=true"});
+  REQUIRE(graphs.exit_code == 0);
+  CHECK_THAT(graphs.out, Catch::Contains("(kernel times x1.00; CUDA graphs: no per-op host issue)"));
+  const CliResult ideal = simctl_cli({"run", config, "--set", "workload.framework=ideal"});
+  REQUIRE(ideal.exit_code == 0);
+  CHECK_THAT(ideal.out, Catch::Contains("framework ideal (kernel times x1.00);"));
+}
