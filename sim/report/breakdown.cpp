@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -91,24 +90,21 @@ class HostWaits {
   std::array<TimePs, kStreamCount> stream_free_{};
 };
 
-// Each program's issue times (host_issue_times), computed once for the ranks bound to it.
+// Each program's issue times (host_issue_times), computed once for the
+// ranks bound to it; all empty when the trace's host is never the bound.
 class IssueTimes {
  public:
   explicit IssueTimes(const Trace& trace) : trace_(trace), by_program_(trace.programs.size()) {}
   const std::vector<TimePs>& of(std::uint32_t rank) {
-    const std::uint32_t program = trace_.ranks[rank].program;
-    if (!done_.count(program)) {
-      by_program_[program] =
-          host_issue_times(trace_.programs[program], seconds_to_ps(trace_.host_issue_seconds_per_op));
-      done_.insert(program);
-    }
-    return by_program_[program];
+    auto& issued = by_program_[trace_.ranks[rank].program];
+    if (issued.empty())  // not yet computed (an empty program recomputes to empty: nothing)
+      issued = host_issue_times(trace_.ops(rank), seconds_to_ps(trace_.host_issue_seconds_per_op));
+    return issued;
   }
 
  private:
   const Trace& trace_;
   std::vector<std::vector<TimePs>> by_program_;
-  std::set<std::uint32_t> done_;
 };
 
 void fill_segments(const Trace& trace, const ExecutionResult& result, const RendezvousTable& rendezvous,

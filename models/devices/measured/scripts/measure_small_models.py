@@ -44,6 +44,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure_step_profile import kernel_class as step_profile_class, union_us  # noqa: E402
 from measure_train_memory import build, loss_of  # noqa: E402
 
 LAYERS, SEQ, VOCAB = 12, 1024, 50304
@@ -96,26 +97,9 @@ def eager_timings(model, opt, tokens, reps=10):
 
 
 def kernel_class(name):
+    """measure_step_profile.py's classes, with the optimizer's foreach kernels apart."""
     n = name.lower()
-    if any(k in n for k in ("flash", "fmha", "attention", "sdpa", "cudnn")):
-        return "attention"
-    if "multi_tensor" in n or "adam" in n:
-        return "optimizer"
-    if any(k in n for k in ("gemm", "nvjet", "cutlass", "xmma", "cublas", "sm90_", "sm80_")):
-        return "gemm"
-    return "other"
-
-
-def union_us(intervals):
-    total, end = 0.0, None
-    for s, e in sorted(intervals):
-        if end is None or s > end:
-            total += e - s
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total
+    return "optimizer" if "multi_tensor" in n or "adam" in n else step_profile_class(name)
 
 
 def summarise_trace(path):
