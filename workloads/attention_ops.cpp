@@ -80,6 +80,11 @@ void unfused_backward(const PassGeometry& g, const std::string& prefix, OpList& 
 
 }  // namespace
 
+// Transformer Engine's FP8 dot-product attention (`fp8.dot_product_attention`)
+// runs the fused kernel, forward and backward, on fp8 operands: cuDNN's fp8
+// attention, at its own fitted rate against the fp8 peak.
+DType fused_attention_dtype(const PassShape& p) { return p.fp8 && p.fp8->dot_product_attention ? DType::fp8 : p.dtype; }
+
 ComputeWork fused_attention_work(const PassGeometry& g, const AttentionBlock& block, double flops_ratio,
                                  double query_tensors, double kv_tensors, bool backward) {
   const auto& m = g.p.model;
@@ -87,8 +92,8 @@ ComputeWork fused_attention_work(const PassGeometry& g, const AttentionBlock& bl
   const double query_elements = static_cast<double>(g.p.micro_batch * block.queries) * width;
   const double kv_fraction = static_cast<double>(block.kv_heads * m.head_dim()) / width *
                              (static_cast<double>(block.keys) / static_cast<double>(block.queries));
-  ComputeWork w =
-      streaming_work(ComputeKind::attention, g.p.dtype, query_elements, 0.0, query_tensors + kv_tensors * kv_fraction);
+  ComputeWork w = streaming_work(ComputeKind::attention, fused_attention_dtype(g.p), query_elements, 0.0,
+                                 query_tensors + kv_tensors * kv_fraction);
   const double mask = block.causal ? kCausalAttentionFraction : 1.0;
   w.flops = flops_ratio * mask * 4.0 * static_cast<double>(g.p.micro_batch) * static_cast<double>(block.queries) *
             static_cast<double>(block.keys) * width;

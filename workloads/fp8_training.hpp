@@ -37,6 +37,11 @@ struct Fp8Training {
   // FP8_ACT/FP8_ACTIVATION switch of the MLPerf LoRA configs). Memory only:
   // the cast is fused into the activation kernel.
   bool activation_input = false;
+  // The fused attention forward and backward on fp8 operands (Transformer
+  // Engine's FP8 DotProductAttention through cuDNN: NeMo's
+  // fp8_dot_product_attention, FP8_DPA with NVTE_FP8_DPA_BWD in the MLPerf
+  // LoRA configs). Needs the cudnn attention kernel with an fp8 fit.
+  bool dot_product_attention = false;
 };
 
 // The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take

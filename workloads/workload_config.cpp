@@ -478,6 +478,7 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
     spec.fp8->param_all_gather = f->bool_or("param_all_gather", false);
     spec.fp8->params = f->bool_or("params", false);
     spec.fp8->activation_input = f->bool_or("activation_input", false);
+    spec.fp8->dot_product_attention = f->bool_or("dot_product_attention", false);
     if (spec.fp8->params && shards_weights_strategy(spec.strategy)) {
       f->child("params").fail("fp8 parameters are modelled for unsharded weights (ddp, zero1, zero2); with strategy " +
                               std::string(config_word(spec.strategy)) +

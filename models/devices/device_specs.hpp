@@ -61,7 +61,18 @@ struct AttentionEfficiencyParams {
   DTypeTable<double> max_efficiency;  // fraction of peak(dtype), fwd+bwd average
   double head_dim_overhead = 0.0;     // efficiency ∝ head_dim / (head_dim + this)
   double kv_length_overhead = 0.0;    // efficiency ∝ kv_len / (kv_len + this)
-  std::map<FusedAttention, AttentionKernelFit> kernels;
+  // Each kernel's fits, one per group of formats (cuDNN's fp8 attention is a
+  // different kernel from its bf16 one, with its own curve); no format in two.
+  std::map<FusedAttention, std::vector<AttentionKernelFit>> kernels;
+  // The fit of kernel k for operands in `dtype`, or null.
+  const AttentionKernelFit* fit_for(FusedAttention k, DType dtype) const {
+    const auto fits = kernels.find(k);
+    if (fits == kernels.end()) return nullptr;
+    for (const AttentionKernelFit& fit : fits->second) {
+      if (fit.dtypes.has(dtype)) return &fit;
+    }
+    return nullptr;
+  }
   // Whether this GPU can price kernel k: flash2 always (the generic curve),
   // the others only where fitted (FlashAttention-3 exists on Hopper only).
   bool runs(FusedAttention k) const { return k == FusedAttention::flash2 || kernels.count(k) > 0; }

@@ -94,18 +94,17 @@ double generic_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t kv_len, 
 }  // namespace
 
 double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work) {
-  const auto& kernels = gpu.compute.attention.kernels;
-  const auto fit = kernels.find(work.attention_kernel);
-  if (fit != kernels.end() && fit->second.dtypes.has(work.dtype)) {
-    const AttentionKernelFit& kernel = fit->second;
+  const AttentionEfficiencyParams& attention = gpu.compute.attention;
+  if (const AttentionKernelFit* kernel = attention.fit_for(work.attention_kernel, work.dtype)) {
     return std::min(1.0,
-                    fitted_efficiency(work.backward ? kernel.backward : kernel.forward, work.n, work.k, work.causal));
+                    fitted_efficiency(work.backward ? kernel->backward : kernel->forward, work.n, work.k, work.causal));
   }
   if (work.attention_kernel != FusedAttention::flash2) {
-    throw std::invalid_argument(
-        gpu.name + " (" + gpu.id + ") has no fitted efficiency for attention kernel " +
-        std::string(to_string(work.attention_kernel)) + " in " + std::string(to_string(work.dtype)) +
-        (fit == kernels.end() ? "" : " (fitted for other dtypes)") + "; flash2 is priced on every GPU");
+    throw std::invalid_argument(gpu.name + " (" + gpu.id + ") has no fitted efficiency for attention kernel " +
+                                std::string(to_string(work.attention_kernel)) + " in " +
+                                std::string(to_string(work.dtype)) +
+                                (attention.runs(work.attention_kernel) ? " (fitted for other dtypes)" : "") +
+                                "; flash2 is priced on every GPU");
   }
   return generic_efficiency(gpu, work.dtype, work.n, work.k);
 }

@@ -122,12 +122,31 @@ AttentionKernelFit read_kernel_fit(const ConfigNode& block) {
   return fit;
 }
 
-std::map<FusedAttention, AttentionKernelFit> read_kernel_fits(const ConfigNode& block) {
-  std::map<FusedAttention, AttentionKernelFit> fits;
+// One fit (a mapping) or several (a sequence), each for its own formats.
+std::vector<AttentionKernelFit> read_fits_of_kernel(const ConfigNode& node) {
+  if (!node.is_sequence()) return {read_kernel_fit(node)};
+  std::vector<AttentionKernelFit> fits;
+  for (const ConfigNode& element : node.elements()) {
+    AttentionKernelFit fit = read_kernel_fit(element);
+    for (const AttentionKernelFit& earlier : fits) {
+      for (DType d : kAllDTypes) {
+        if (fit.dtypes.has(d) && earlier.dtypes.has(d))
+          element.child("dtypes").fail(std::string(to_string(d)) +
+                                       " has a fit above already; give each format one fit");
+      }
+    }
+    fits.push_back(std::move(fit));
+  }
+  if (fits.empty()) node.fail("needs at least one fit");
+  return fits;
+}
+
+std::map<FusedAttention, std::vector<AttentionKernelFit>> read_kernel_fits(const ConfigNode& block) {
+  std::map<FusedAttention, std::vector<AttentionKernelFit>> fits;
   for (const auto& [key, node] : block.entries()) {
     const auto kernel = fused_attention_named(key);
     if (!kernel) node.fail("unknown attention kernel '" + key + "'; valid are flash2, flash3, cudnn");
-    fits[*kernel] = read_kernel_fit(node);
+    fits[*kernel] = read_fits_of_kernel(node);
   }
   return fits;
 }

@@ -36,6 +36,24 @@ AttentionKernel framework_default(const WorkloadSpec& spec, const GpuSpec& gpu) 
   return entry->second;
 }
 
+// Transformer Engine's FP8 DotProductAttention exists only as cuDNN's fused
+// kernel; each GPU must hold a fitted fp8 curve for it.
+void check_fp8_attention(const ConfigNode& workload_node, const WorkloadSpec& spec,
+                         const std::vector<const GpuSpec*>& gpus) {
+  if (!spec.fp8 || !spec.fp8->dot_product_attention) return;
+  const ConfigNode at = workload_node.child("fp8").child("dot_product_attention");
+  if (spec.attention != AttentionKernel::cudnn) {
+    at.fail("fp8 dot-product attention is Transformer Engine's cuDNN FusedAttention, but the attention kernel is '" +
+            std::string(config_word(spec.attention)) +
+            "'; set workload.attention: cudnn, or dot_product_attention: false");
+  }
+  for (const GpuSpec* gpu : gpus) {
+    if (gpu->compute.attention.fit_for(FusedAttention::cudnn, DType::fp8)) continue;
+    at.fail("the GPU catalogue has no fitted fp8 cuDNN attention on " + gpu->name + " (" + gpu->id + ", " +
+            gpu->architecture + "); set dot_product_attention: false (bf16 attention)");
+  }
+}
+
 }  // namespace
 
 void choose_attention_kernel(const ConfigNode& workload_node, WorkloadSpec& spec, const System& system,
@@ -49,10 +67,10 @@ void choose_attention_kernel(const ConfigNode& workload_node, WorkloadSpec& spec
     for (const GpuSpec* gpu : gpus) {
       if (framework_default(spec, *gpu) != spec.attention) spec.attention = AttentionKernel::flash2;
     }
-    return;
+    return check_fp8_attention(workload_node, spec, gpus);
   }
   const auto fused = fused_of(spec.attention);
-  if (!fused) return;
+  if (!fused) return check_fp8_attention(workload_node, spec, gpus);
   for (const GpuSpec* gpu : gpus) {
     if (gpu->compute.attention.runs(*fused)) continue;
     const std::string why = *fused == FusedAttention::flash3
@@ -62,6 +80,7 @@ void choose_attention_kernel(const ConfigNode& workload_node, WorkloadSpec& spec
         .fail("'" + std::string(config_word(spec.attention)) + "' cannot run on " + gpu->name + " (" + gpu->id + ", " +
               gpu->architecture + "): " + why + "; valid on this GPU: " + valid_here(*gpu));
   }
+  check_fp8_attention(workload_node, spec, gpus);
 }
 
 }  // namespace simctl

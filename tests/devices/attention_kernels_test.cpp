@@ -115,3 +115,51 @@ TEST_CASE("GEMM efficiency is dtype-aware: fp8's per-tile cost is more K-steps t
   };
   CHECK(speedup(512) < 0.85 * speedup(16384));
 }
+
+namespace attention_kernels_test_detail {
+
+// The MLPerf LoRA shape: one sequence of 8192, causal, 64 heads of 128.
+ComputeWork lora_attention(DType dtype, bool backward) {
+  ComputeWork w = attention(FusedAttention::cudnn, 8192, 128, true, backward);
+  w.dtype = dtype;
+  w.batch = 64;
+  const double s = 8192.0, d = 128.0;
+  w.flops = (backward ? 2.5 : 1.0) * 0.5 * 4.0 * 64.0 * s * s * d;
+  w.memory_bytes = (backward ? 8.0 : 4.0) * 64.0 * s * d * bytes_per_element(dtype);
+  return w;
+}
+
+double tflops_of(const char* gpu, const ComputeWork& w) { return w.flops / ps_to_seconds(time_of(gpu, w)) / 1e12; }
+
+}  // namespace attention_kernels_test_detail
+
+using attention_kernels_test_detail::lora_attention;
+using attention_kernels_test_detail::tflops_of;
+
+TEST_CASE("cuDNN's fp8 attention has its own curve: faster than bf16's on a B200, slower backward on an H200",
+          "[devices][attention][fp8]") {
+  // cudnn-frontend's figures at 8k: B200 (cuDNN 9.13) fp8 1502 / 1255 TFLOP/s forward / backward against
+  // bf16 1384 / 995; H200 (9.19) fp8 backward 430 against bf16 541.
+  CHECK(tflops_of("b200", lora_attention(DType::fp8, false)) >
+        1.05 * tflops_of("b200", lora_attention(DType::bf16, false)));
+  CHECK(tflops_of("b200", lora_attention(DType::fp8, true)) >
+        1.15 * tflops_of("b200", lora_attention(DType::bf16, true)));
+  CHECK(tflops_of("h200", lora_attention(DType::fp8, true)) <
+        0.95 * tflops_of("h200", lora_attention(DType::bf16, true)));
+  CHECK(tflops_of("h200", lora_attention(DType::fp8, false)) >
+        1.3 * tflops_of("h200", lora_attention(DType::bf16, false)));
+}
+
+TEST_CASE("Blackwell prices cuDNN attention from its fits, Blackwell Ultra from its own", "[devices][attention]") {
+  const GpuSpec& b200 = catalogue().gpu("b200");
+  ComputeWork fwd = lora_attention(DType::bf16, false);
+  fwd.attention_kernel = FusedAttention::flash2;  // the generic curve, H100's FlashAttention-2 carried over
+  const double generic = attention_efficiency(b200, fwd);
+  fwd.attention_kernel = FusedAttention::cudnn;
+  CHECK(attention_efficiency(b200, fwd) > 1.5 * generic);  // measured 1384 TFLOP/s against ~760
+  // GB200 and GB300 are the B200 and B300 dies: the same curves.
+  CHECK(attention_efficiency(catalogue().gpu("gb200"), fwd) == attention_efficiency(b200, fwd));
+  // Same bf16 peak, faster attention: B300's doubled exponent throughput.
+  CHECK(attention_efficiency(catalogue().gpu("b300"), fwd) > 1.15 * attention_efficiency(b200, fwd));
+  CHECK(attention_efficiency(catalogue().gpu("gb300"), fwd) == attention_efficiency(catalogue().gpu("b300"), fwd));
+}

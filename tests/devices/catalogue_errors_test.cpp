@@ -195,3 +195,27 @@ TEST_CASE("same_die_as is refused where it cannot price the part", "[devices][er
   no_model.erase(no_model.find(line), line.size());
   CHECK_THAT(error_of(no_model), Catch::Contains("has no power_model to share"));
 }
+
+TEST_CASE("a kernel's fits per format: each format priced by its own, none given twice",
+          "[devices][errors][attention]") {
+  const std::string curve = "{max_efficiency: {128: 0.5}, seq_overhead: 100, causal_factor: 0.9}";
+  const auto with_fits = [&curve](const std::string& second_dtypes) {
+    return replaced("kv_length_overhead: 100}",
+                    "kv_length_overhead: 100, kernels: {cudnn: [{dtypes: [bf16], forward: " + curve +
+                        ", backward: " + curve + ", source: test}, {dtypes: [" + second_dtypes +
+                        "], forward: {max_efficiency: {128: 0.25}, seq_overhead: 100, causal_factor: 0.9}, "
+                        "backward: " +
+                        curve + ", source: test}]}}");
+  };
+  const auto catalogue = DeviceCatalogue::from_yaml(with_fits("fp8"), "good.yaml");
+  const AttentionEfficiencyParams& attention = catalogue.gpu("test-gpu").compute.attention;
+  REQUIRE(attention.fit_for(FusedAttention::cudnn, DType::bf16));
+  REQUIRE(attention.fit_for(FusedAttention::cudnn, DType::fp8));
+  CHECK(attention.fit_for(FusedAttention::cudnn, DType::fp8)->forward.max_efficiency.front().second == Approx(0.25));
+  CHECK(attention.fit_for(FusedAttention::cudnn, DType::bf16)->forward.max_efficiency.front().second == Approx(0.5));
+  CHECK_FALSE(attention.fit_for(FusedAttention::cudnn, DType::fp16));
+
+  const std::string msg = error_of(with_fits("fp8, bf16"));
+  CHECK_THAT(msg, Catch::Contains("dtypes"));
+  CHECK_THAT(msg, Catch::Contains("bf16 has a fit above already"));
+}

@@ -58,3 +58,38 @@ TEST_CASE("a config's attention wins over the framework's default, flash still m
   CHECK(flash.workload.attention == AttentionKernel::flash2);
   CHECK(attention_kernel_of(flash) == FusedAttention::flash2);
 }
+
+namespace attention_choice_test_detail {
+
+// The dtypes of the first rank's attention ops, forward and backward.
+std::vector<DType> attention_dtypes_of(const Scenario& s) {
+  std::vector<DType> dtypes;
+  for (const Op& op : s.trace.programs.front()) {
+    const auto* work = std::get_if<ComputeWork>(&op.work);
+    if (work && work->kind == ComputeKind::attention) dtypes.push_back(work->dtype);
+  }
+  return dtypes;
+}
+
+}  // namespace attention_choice_test_detail
+
+using attention_choice_test_detail::attention_dtypes_of;
+
+TEST_CASE("fp8 dot-product attention runs the attention ops in fp8, on Hopper and Blackwell",
+          "[plans][attention][fp8]") {
+  const std::string fp8 = "  framework: megatron-lm\n  precision: fp8\n";
+  for (const char* system : {"dgx_h100", "dgx_b200"}) {
+    INFO(system);
+    const Scenario plain = load_scenario(write_run(std::string("fp8_") + system, system, fp8));
+    const Scenario dpa = load_scenario(
+        write_run(std::string("fp8_dpa_") + system, system, fp8 + "  fp8: {dot_product_attention: true}\n"));
+    CHECK(attention_kernel_of(dpa) == FusedAttention::cudnn);
+    const std::vector<DType> plain_dtypes = attention_dtypes_of(plain), dpa_dtypes = attention_dtypes_of(dpa);
+    REQUIRE(dpa_dtypes.size() == plain_dtypes.size());
+    REQUIRE_FALSE(dpa_dtypes.empty());
+    for (std::size_t i = 0; i < dpa_dtypes.size(); ++i) {
+      CHECK(plain_dtypes[i] == DType::bf16);
+      CHECK(dpa_dtypes[i] == DType::fp8);
+    }
+  }
+}

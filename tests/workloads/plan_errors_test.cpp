@@ -266,3 +266,13 @@ TEST_CASE("a system file name longer than the OS allows", "[plans][bad-input]") 
   CHECK_THAT(message, Catch::StartsWith(path + ":2:"));
   CHECK_THAT(message, Catch::Contains("cannot be used: File name too long"));
 }
+
+TEST_CASE("fp8 dot-product attention needs the cuDNN kernel", "[plans][bad-input][attention][fp8]") {
+  check_rejected({"fp8_dpa_flash2",
+                  "  parallel: {data: 8}\n  micro_batch: 1\n  precision: fp8\n  attention: flash2\n"
+                  "  fp8: {dot_product_attention: true}\n",
+                  9, "workload.fp8.dot_product_attention",
+                  "Transformer Engine's cuDNN FusedAttention, but the attention kernel is 'flash2'; set "
+                  "workload.attention: cudnn",
+                  "gpt2-small", "dgx_h100"});
+}
