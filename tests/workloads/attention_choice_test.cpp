@@ -1,7 +1,8 @@
 // Which fused attention kernel a run's attention ops are priced as: the
 // config's choice, or the framework's default for the GPU (frameworks.yaml):
-// Megatron-LM (Transformer Engine) runs cuDNN fused attention on Hopper and
-// FlashAttention-2 elsewhere; the plain `ideal` framework FlashAttention-2.
+// Megatron-LM (Transformer Engine) and PyTorch 2.11's SDPA run cuDNN fused
+// attention on Hopper and Blackwell and FlashAttention-2 elsewhere; the plain
+// `ideal` framework FlashAttention-2.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -92,4 +93,16 @@ TEST_CASE("fp8 dot-product attention runs the attention ops in fp8, on Hopper an
       CHECK(dpa_dtypes[i] == DType::fp8);
     }
   }
+}
+
+TEST_CASE("plain PyTorch defaults to cuDNN attention on Hopper and Blackwell, FlashAttention-2 on Ampere",
+          "[plans][attention]") {
+  // SDPA's check_prefer_cudnn_attention (cuDNN > 9.15 on sm90 and sm100), as our PyTorch 2.11 profiles show.
+  for (const char* system : {"dgx_h100", "dgx_b200"}) {
+    INFO(system);
+    const Scenario s = load_scenario(write_run(std::string("pytorch_") + system, system, "  framework: pytorch\n"));
+    CHECK(attention_kernel_of(s) == FusedAttention::cudnn);
+  }
+  const Scenario a100 = load_scenario(write_run("pytorch_a100", "dgx_a100", "  framework: pytorch\n"));
+  CHECK(attention_kernel_of(a100) == FusedAttention::flash2);
 }
