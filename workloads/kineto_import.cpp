@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "workloads/kineto_stream_waits.hpp"
 #include "workloads/trace_check.hpp"
 #include "workloads/trace_json_names.hpp"
 
@@ -86,6 +87,7 @@ struct GpuEvent {
   GpuKind kind = GpuKind::kernel;
   std::size_t index = 0;
   const json* event = nullptr;
+  std::int64_t correlation = -1;  // its launch call's correlation id; -1: none recorded
 };
 
 struct StepWindow {
@@ -174,7 +176,7 @@ std::vector<GpuEvent> step_gpu_events(const KinetoFile& f, const json& events, c
     const json& e = events[i];
     const GpuKind kind = gpu_kind(category_of(e));
     if (kind == GpuKind::none) continue;
-    GpuEvent g{number(e, "ts", f.label, i), 0, NAN, kind, i, &e};
+    GpuEvent g{number(e, "ts", f.label, i), 0, NAN, kind, i, &e, integer_arg(e, "correlation").value_or(-1)};
     const double dur = number(e, "dur", f.label, i);
     if (dur < 0) fail(f.label, event_label(e, i) + " has a negative duration (" + std::to_string(dur) + " us)");
     g.end_us = g.start_us + dur;
@@ -317,6 +319,7 @@ class RankBuilder {
       if (name == "record_param_comms") comms_[*id] = &e["args"];
       if (gemm_op(name)) matmuls_[*id] = &e["args"];
     }
+    waits_ = KinetoStreamWaits::from_events(events_of(f));
   }
 
   ImportedRank build(const std::vector<GpuEvent>& gpu, const StepWindow& step) {
@@ -343,6 +346,12 @@ class RankBuilder {
     op.stream = stream_of(g, name);
     op.work = work_of(g, name, op);
     add_launch_gap(op.stream, g);
+    if (waits_) {
+      for (OpIndex dep : waits_->waits_of(cuda_stream(g), g.correlation)) {
+        if (out_.ops[dep].stream != op.stream) op.deps.push_back(dep);
+      }
+      waits_->add_gpu_op(cuda_stream(g), g.correlation, static_cast<OpIndex>(out_.ops.size()));
+    }
     append(std::move(op), g.start_us, g.end_us);
   }
 
@@ -561,11 +570,13 @@ class RankBuilder {
     append(std::move(op), start_us, end_us);
   }
 
-  // Each op waits for the latest op of every other stream that had ended
-  // when it started: what the profile shows it could have waited for.
+  // Where the trace records its stream waits, those are an op's only waits
+  // beyond its stream (added by add_gpu). Else each op waits for the latest
+  // op of every other stream that had ended when it started: what the
+  // profile shows it could have waited for.
   void append(Op op, double start_us, double end_us) {
     const auto index = static_cast<OpIndex>(out_.ops.size());
-    for (std::size_t s = 0; s < observed_.size(); ++s) {
+    for (std::size_t s = 0; !waits_ && s < observed_.size(); ++s) {
       if (s == stream_index(op.stream)) continue;
       const auto& list = observed_[s];
       auto it = std::upper_bound(list.begin(), list.end(), start_us,
@@ -586,6 +597,7 @@ class RankBuilder {
   std::unordered_map<std::int64_t, const json*> comms_;    // External id -> record_param_comms' args
   std::unordered_map<std::int64_t, const json*> matmuls_;  // External id -> aten::mm/addmm/bmm/baddbmm's args
   std::map<std::int64_t, Stream> compute_stream_;          // CUDA stream -> the rank's stream its kernels run on
+  std::optional<KinetoStreamWaits> waits_;                 // the trace's recorded stream waits, if it has them
   ImportedRank out_;
   std::array<std::vector<Observed>, kStreamCount> observed_;
   std::array<std::array<OpIndex, kStreamCount>, kStreamCount> last_dep_ = filled_deps();

@@ -387,3 +387,67 @@ TEST_CASE("a trace with measured kernels names a catalogue GPU they were measure
   CHECK_THROWS_WITH(load_scenario(config), Catch::Contains("measured_on") && Catch::Contains("h100-sxm"));
   (void)trace;
 }
+
+namespace kineto_import_test_detail {
+
+// Each op's name with the names of the ops it waits for beyond its stream.
+std::map<std::string, std::set<std::string>> waits_by_name(const TraceFile& file) {
+  const auto& ops = file.trace.ops(0);
+  std::map<std::string, std::set<std::string>> out;
+  for (const Op& op : ops) {
+    auto& waits = out[op.name];
+    for (OpIndex dep : op.deps) waits.insert(ops[dep].name);
+  }
+  return out;
+}
+
+// gemm_a runs on stream 7, then the event is recorded, then gemm_c is
+// launched on stream 7; stream 9 waits for the event, then runs
+// elementwise_b, and later elementwise_d, after gemm_c has ended.
+std::string two_streams_with_a_wait(bool record_sync_events) {
+  std::string events = R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 2000},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 0, "dur": 2, "args": {"correlation": 1}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "ts": 3, "dur": 1, "args": {"correlation": 2}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 5, "dur": 2, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "ts": 8, "dur": 1, "args": {"correlation": 4}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 2, "args": {"correlation": 5}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 13, "dur": 2, "args": {"correlation": 6}},
+    {"ph": "X", "cat": "kernel", "name": "gemm_a", "ts": 20, "dur": 300, "args": {"correlation": 1, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "gemm_c", "ts": 320, "dur": 600, "args": {"correlation": 3, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "elementwise_b", "ts": 330, "dur": 100, "args": {"correlation": 5, "stream": 9}},
+    {"ph": "X", "cat": "kernel", "name": "elementwise_d", "ts": 950, "dur": 50, "args": {"correlation": 6, "stream": 9}})";
+  if (record_sync_events) {
+    events += R"(,
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "ts": 320, "dur": 0,
+     "args": {"cuda_sync_kind": "Stream Wait Event", "stream": 9, "correlation": 4, "device": 0,
+              "wait_on_stream": 7, "wait_on_cuda_event_record_corr_id": 2, "wait_on_cuda_event_id": 1}})";
+  }
+  return events + "\n  ]}";
+}
+
+}  // namespace kineto_import_test_detail
+
+TEST_CASE("recorded stream waits are an op's only waits beyond its stream", "[workloads][kineto]") {
+  using kineto_import_test_detail::two_streams_with_a_wait;
+  using kineto_import_test_detail::waits_by_name;
+  const auto imported = [](bool sync_events) {
+    const std::string name = sync_events ? "waits_recorded" : "waits_guessed";
+    const std::string out = (scratch_dir() / ("kineto_" + name + ".json")).string();
+    const CliResult r = import_kineto_cli({write_scratch(name + ".json", two_streams_with_a_wait(sync_events))}, out,
+                                          {"--gpu", "h100-sxm"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return waits_by_name(read_trace_file(out));
+  };
+  // With the profiler's cuda_sync entries: elementwise_b waits for gemm_a, the
+  // last kernel stream 7 was given before the event was recorded; not for
+  // gemm_c, launched after it; and elementwise_d waits for nothing more.
+  const auto exact = imported(true);
+  CHECK(exact.at("elementwise_b") == std::set<std::string>{"gemm_a"});
+  CHECK(exact.at("elementwise_d").count("gemm_c") == 0);
+  // Without them each op waits for what had ended on other streams when it
+  // started: elementwise_d for gemm_c, which it never waited for.
+  const auto guessed = imported(false);
+  CHECK(guessed.at("elementwise_d").count("gemm_c") == 1);
+}
