@@ -103,6 +103,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.context_algorithm = spec.parallel.context_algorithm;
   p.kernel_time_factor = spec.kernel_time_factor;
   p.loss_in_fp32 = spec.loss_in_fp32;
+  p.eager_op_chains = spec.eager_op_chains && !spec.compile;
   p.fp8 = spec.fp8;
   p.finetune = spec.finetune;
   p.fp8_weight_cast_share = fp8_weight_cast_share(spec);

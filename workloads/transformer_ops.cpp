@@ -1,6 +1,7 @@
 #include "workloads/transformer_ops.hpp"
 
 #include "workloads/activation_checkpointing.hpp"
+#include "workloads/eager_op_chains.hpp"
 #include "workloads/op_costs.hpp"
 #include "workloads/parameter_layout.hpp"
 #include "workloads/pass_geometry.hpp"
@@ -69,10 +70,50 @@ ComputeWork activation_backward(const PassGeometry& g) {
 
 // RoPE rotates this rank's Q and K heads in place (read + write); its
 // backward is the inverse rotation of dQ and dK.
-void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
+void append_rope(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out, bool backward = false) {
   if (g.p.model.position != PositionKind::rope) return;
+  if (runs_eager_op_chains(g)) return append_rope_chain(g, name, phase, backward, out);
   const double elements = g.tokens() * static_cast<double>(g.local_hidden() + g.local_kv_width());
   out.compute(name, phase, streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kRopeFlops, 2.0));
+}
+
+// A norm: one fused kernel, or eager RMSNorm's chain (eager_op_chains.hpp).
+bool norm_chain(const PassGeometry& g) { return runs_eager_op_chains(g) && g.p.model.norm == NormKind::rms_norm; }
+
+void append_norm_forward(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
+  if (norm_chain(g)) return append_rms_norm_forward_chain(g, name, phase, out);
+  out.compute(name, phase, norm_forward(g));
+}
+
+void append_norm_backward(const PassGeometry& g, const std::string& name, std::vector<std::size_t> grads, OpList& out) {
+  if (norm_chain(g)) return append_rms_norm_backward_chain(g, name, std::move(grads), out);
+  out.compute(name, OpPhase::backward, norm_backward(g), std::move(grads));
+}
+
+bool activation_chain(const PassGeometry& g) { return runs_eager_op_chains(g) && g.p.model.gated_mlp; }
+
+void append_activation_forward(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
+  if (activation_chain(g)) return append_swiglu_chain(g, name, phase, false, out);
+  out.compute(name, phase, activation_forward(g));
+}
+
+void append_activation_backward(const PassGeometry& g, const std::string& name, OpList& out) {
+  if (activation_chain(g)) return append_swiglu_chain(g, name, OpPhase::backward, true, out);
+  out.compute(name, OpPhase::backward, activation_backward(g));
+}
+
+// The attention core with eager torchtitan's copies around it.
+void append_attention_core_forward(const PassGeometry& g, const std::string& at, OpPhase phase, OpList& out) {
+  if (runs_eager_op_chains(g)) append_repeat_kv(g, at, phase, false, out);
+  append_attention_forward(g, at, phase, out);
+  if (runs_eager_op_chains(g)) append_attention_output_copy(g, at + "attention_out.contiguous", phase, out);
+}
+
+void append_attention_core_backward(const PassGeometry& g, const std::string& at, OpList& out) {
+  const OpPhase bw = OpPhase::backward;
+  if (runs_eager_op_chains(g)) append_attention_output_copy(g, at + "attention_out.contiguous.bwd", bw, out);
+  append_attention_backward(g, at, out);
+  if (runs_eager_op_chains(g)) append_repeat_kv(g, at, bw, true, out);
 }
 
 // Entering a tensor-parallel region: with SP, gather the s/t row shards
@@ -166,7 +207,7 @@ void linear_forward(const PassGeometry& g, const Linear& lin, OpPhase phase, OpL
 void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, const std::string& tag, OpList& out) {
   const auto& m = g.p.model;
   const std::string at = layer_prefix(l, tag);
-  out.compute(at + "ln1", phase, norm_forward(g));
+  append_norm_forward(g, at + "ln1", phase, out);
   // TE userbuffers' overlap runs full training only (refused with
   // fine-tuning at load): no adapters or frozen weights on its path.
   const bool overlap = overlaps_tp_comm(g);
@@ -179,7 +220,7 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
     linear_forward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden), phase, out);
   }
   append_rope(g, at + "rope", phase, out);
-  append_attention_forward(g, at, phase, out);
+  append_attention_core_forward(g, at, phase, out);
   if (overlap) {
     overlapped_row_forward(g, at + "attn.reduce",
                            block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()), phase,
@@ -190,7 +231,7 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
     leave_parallel_region(g, at + "attn.reduce", phase, out);
   }
   out.compute(at + "residual1", phase, residual_add(g));
-  out.compute(at + "ln2", phase, norm_forward(g));
+  append_norm_forward(g, at + "ln2", phase, out);
   if (m.moe()) {
     append_moe_forward(g, at, phase, out);
   } else {
@@ -198,14 +239,14 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
       overlapped_column_forward(g, at + "mlp.all_gather",
                                 block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden),
                                 phase, out);
-      out.compute(at + activation_name(m), phase, activation_forward(g));
+      append_activation_forward(g, at + activation_name(m), phase, out);
       overlapped_row_forward(g, at + "mlp.reduce",
                              block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()), phase, out);
     } else {
       column_parallel_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), phase, out);
       linear_forward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden), phase,
                      out);
-      out.compute(at + activation_name(m), phase, activation_forward(g));
+      append_activation_forward(g, at + activation_name(m), phase, out);
       append_fp8_input_cast(g, at + "mlp_down.fp8_cast", phase, g.tokens(), g.local_ffn(), m.hidden, out);
       linear_forward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()), phase, out);
       leave_parallel_region(g, at + "mlp.reduce", phase, out);
@@ -221,11 +262,15 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
 void append_selective_op_recompute(const PassGeometry& g, std::int64_t l, OpList& out) {
   const std::string at = layer_prefix(l, "recompute.");
   const OpPhase bw = OpPhase::backward;
-  out.compute(at + "ln1", bw, norm_forward(g));
+  append_norm_forward(g, at + "ln1", bw, out);
   append_rope(g, at + "rope", bw, out);
+  if (runs_eager_op_chains(g)) {
+    append_repeat_kv(g, at, bw, false, out);
+    append_attention_output_copy(g, at + "attention_out.contiguous", bw, out);
+  }
   out.compute(at + "residual1", bw, residual_add(g));
-  out.compute(at + "ln2", bw, norm_forward(g));
-  out.compute(at + activation_name(g.p.model), bw, activation_forward(g));
+  append_norm_forward(g, at + "ln2", bw, out);
+  append_activation_forward(g, at + activation_name(g.p.model), bw, out);
   const auto mms = block_matmuls(g.p.model, g.p.tensor);
   for (std::size_t i = 0; i < mms.size(); ++i) {
     if (!selective_op_saves(i)) out.compute(at + mms[i].name, bw, forward_gemm(g, mms[i].n, mms[i].k, g.p.dtype));
@@ -308,7 +353,7 @@ void append_mlp_backward(const PassGeometry& g, std::int64_t l, const std::strin
   const auto& m = g.p.model;
   row_parallel_backward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()),
                         std::move(down_grads), out);
-  out.compute(at + activation_name(m) + ".bwd", OpPhase::backward, activation_backward(g));
+  append_activation_backward(g, at + activation_name(m) + ".bwd", out);
   column_parallel_backward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden),
                            std::move(up_grads), out);
 }
@@ -329,15 +374,15 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
                                BlockTensor::mlp_up_bias}),
                         out);
   }
-  out.compute(at + "ln2.bwd", bw, norm_backward(g), grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}));
+  append_norm_backward(g, at + "ln2.bwd", grads({BlockTensor::ln2_weight, BlockTensor::ln2_bias}), out);
   out.compute(at + "residual2.bwd", bw, residual_add(g));
   row_parallel_backward(g, block_linear(g, at, "attn_out", l, LoraTarget::proj, m.hidden, g.local_hidden()),
                         grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}), out);
-  append_attention_backward(g, at, out);
-  append_rope(g, at + "rope.bwd", bw, out);
+  append_attention_core_backward(g, at, out);
+  append_rope(g, at + "rope.bwd", bw, out, true);
   column_parallel_backward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden),
                            grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), out);
-  out.compute(at + "ln1.bwd", bw, norm_backward(g), grads({BlockTensor::ln1_weight, BlockTensor::ln1_bias}));
+  append_norm_backward(g, at + "ln1.bwd", grads({BlockTensor::ln1_weight, BlockTensor::ln1_bias}), out);
   out.compute(at + "residual1.bwd", bw, residual_add(g));
   append_fp8_scale_update(g, at + "fp8.scale_update.bwd", bw, out);
 }
@@ -404,7 +449,7 @@ void append_loss_backward(const PassGeometry& g, OpList& out) {
 
 void append_head_forward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
-  out.compute("final_ln", OpPhase::forward, norm_forward(g));
+  append_norm_forward(g, "final_ln", OpPhase::forward, out);
   enter_parallel_region(g, "lm_head.all_gather", OpPhase::forward, out);
   out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden, g.p.dtype));
   append_loss_forward(g, out);
@@ -418,13 +463,12 @@ void append_head_forward(const PassGeometry& g, OpList& out) {
 // only after the embedding backward, so the head's wgrad completes nothing.
 void append_head_backward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
-  const OpPhase bw = OpPhase::backward;
   append_loss_backward(g, out);
   std::vector<std::size_t> head_grads;
   if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
   const Linear head{"lm_head", g.local_vocab(), m.hidden, g.p.dtype, head_trains(g.p), false};
   column_parallel_backward(g, head, std::move(head_grads), out, false);
-  out.compute("final_ln.bwd", bw, norm_backward(g), final_norm_indices(m));
+  append_norm_backward(g, "final_ln.bwd", final_norm_indices(m), out);
 }
 
 void append_embedding_backward(const PassGeometry& g, OpList& out) {

@@ -97,6 +97,9 @@ struct PassShape {
   // The loss runs in fp32 on an upcast copy of the logits (PyTorch autocast's
   // cross_entropy) instead of one fused kernel in the pass dtype.
   bool loss_in_fp32 = false;
+  // The block's RMSNorm, RoPE, SwiGLU and GQA copies run as eager PyTorch
+  // kernel chains (eager_op_chains.hpp) instead of one fused kernel each.
+  bool eager_op_chains = false;
 
   std::int64_t last_layer_end() const { return end_layer < 0 ? model.layers : end_layer; }
 };

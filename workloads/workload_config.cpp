@@ -253,6 +253,8 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", false);
     spec.loss_unfused_fp32 = entry.bool_or("loss_unfused_fp32", false);
     spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
+    spec.eager_op_chains = entry.bool_or("eager_op_chains", false);
+    spec.framework_compiles = entry.bool_or("torch_compile", false);
     spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", 0);
     if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
     return;
@@ -281,6 +283,20 @@ void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
             std::to_string(p.tensor) + ", sequence: " + (p.sequence ? "true" : "false") +
             "); set those or tp_comm_overlap: false");
   }
+}
+
+// torch.compile is modelled where the framework's eager kernel chains are
+// (frameworks.yaml, torch_compile): it fuses them. Elsewhere it would change
+// nothing simctl prices, so it is refused rather than ignored.
+void set_compile(const ConfigNode& node, WorkloadSpec& spec) {
+  spec.compile = node.bool_or("compile", false);
+  if (!spec.compile || spec.framework_compiles) return;
+  node.child("compile").fail(
+      "torch.compile is modelled for frameworks whose eager kernel chains it fuses (torchtitan); "
+      "framework '" +
+      spec.framework +
+      "' has no such chains here (workloads/frameworks.yaml); set compile: false or framework: "
+      "torchtitan");
 }
 
 // A captured graph replays GPU work only: a step that runs its optimizer on
@@ -627,6 +643,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
   if (auto f = node.optional_child("framework")) set_framework(*f, spec);
   spec.cuda_graphs = node.bool_or("cuda_graphs", false);
+  set_compile(node, spec);
   set_tp_comm_overlap(node, spec);
   check_param_gather(node, spec);
   if (auto input = node.optional_child("input")) spec.input = parse_input_pipeline(*input);

@@ -187,6 +187,13 @@ struct WorkloadSpec {
   // carries (Trace::host_issue_seconds_per_op).
   TimePs host_issue_per_kernel = 0;
   bool cuda_graphs = false;
+  // The framework's model code runs its blocks' norms, RoPE, SwiGLU and GQA
+  // copies as eager kernel chains (eager_op_chains.hpp; torchtitan's Llama),
+  // whether it can compile them (torch.compile), and whether this run does
+  // (`compile: true`), which fuses each chain into one kernel.
+  bool eager_op_chains = false;
+  bool framework_compiles = false;
+  bool compile = false;
   double host_issue_seconds_per_op() const { return cuda_graphs ? 0.0 : ps_to_seconds(host_issue_per_kernel); }
   // The framework's defaults for the overlaps a config may also set itself.
   struct FrameworkOverlaps {

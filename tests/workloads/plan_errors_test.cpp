@@ -276,3 +276,10 @@ TEST_CASE("fp8 dot-product attention needs the cuDNN kernel", "[plans][bad-input
                   "workload.attention: cudnn",
                   "gpt2-small", "dgx_h100"});
 }
+
+TEST_CASE("compile: true with a framework whose kernel chains simctl does not model", "[plans][bad-input]") {
+  check_rejected({"compile_megatron",
+                  "  parallel: {data: 8}\n  micro_batch: 1\n  framework: megatron-lm\n  compile: true\n", 8,
+                  "workload.compile", "torch.compile is modelled for frameworks whose eager kernel chains it fuses",
+                  "gpt2-small", "dgx_h100"});
+}
