@@ -79,7 +79,7 @@ void append_swiglu_chain(const PassGeometry& g, const std::string& name, OpPhase
 
 void append_repeat_kv(const PassGeometry& g, const std::string& at, OpPhase phase, bool backward, OpList& out) {
   const auto& m = g.p.model;
-  if (m.kv_heads >= m.heads || g.p.attention == AttentionKernel::unfused) return;
+  if (!runs_eager_op_chains(g) || m.kv_heads >= m.heads || g.p.attention == AttentionKernel::unfused) return;
   // Read K (or V) at its width, write it at the query heads' width; the
   // backward sums the copies back: the same bytes.
   const double q = query_elements(g);
@@ -92,7 +92,8 @@ void append_repeat_kv(const PassGeometry& g, const std::string& at, OpPhase phas
 }
 
 void append_attention_output_copy(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
-  if (g.p.attention == AttentionKernel::unfused) return;
+  if (!runs_eager_op_chains(g) || g.p.attention == AttentionKernel::unfused) return;
+  // One copy, read 2 B and write 2 B per element.
   out.compute(name, phase, streaming_work(ComputeKind::elementwise, DType::bf16, query_elements(g), 0.0, 2.0));
 }
 

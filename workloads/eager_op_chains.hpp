@@ -35,10 +35,11 @@ void append_rms_norm_backward_chain(const PassGeometry& g, const std::string& na
 void append_rope_chain(const PassGeometry& g, const std::string& name, OpPhase phase, bool backward, OpList& out);
 void append_swiglu_chain(const PassGeometry& g, const std::string& name, OpPhase phase, bool backward, OpList& out);
 // repeat_kv's copies of K and V before the fused attention kernel (after it
-// in backward: the gradients summed back); nothing without GQA.
+// in backward: the gradients summed back); nothing without the chains or GQA.
 void append_repeat_kv(const PassGeometry& g, const std::string& at, OpPhase phase, bool backward, OpList& out);
 // The attention output's transpose made contiguous for the output
-// projection (backward: its gradient's); nothing under unfused attention.
+// projection (backward: its gradient's); nothing without the chains or
+// under unfused attention.
 void append_attention_output_copy(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out);
 
 }  // namespace simctl

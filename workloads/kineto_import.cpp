@@ -319,7 +319,7 @@ class RankBuilder {
       if (name == "record_param_comms") comms_[*id] = &e["args"];
       if (gemm_op(name)) matmuls_[*id] = &e["args"];
     }
-    waits_ = KinetoStreamWaits::from_events(events_of(f));
+    waits_ = stream_waits(events_of(f));
   }
 
   ImportedRank build(const std::vector<GpuEvent>& gpu, const StepWindow& step) {
@@ -421,6 +421,23 @@ class RankBuilder {
     w.measured_seconds = std::max(seconds, 1e-12);
     if (w.kind == ComputeKind::gemm) size_gemm(e, w);
     return w;
+  }
+
+  // The profile's "Stream Wait Event" entries (cuda_sync), or nothing where
+  // it has none, or any whose recording call it does not name (then none is
+  // exact and the importer keeps its guess).
+  static std::optional<KinetoStreamWaits> stream_waits(const json& events) {
+    std::vector<KinetoStreamWait> waits;
+    for (const json& e : events) {
+      if (category_of(e) != "cuda_sync" || name_of(e) != "Stream Wait Event") continue;
+      const auto stream = integer_arg(e, "stream"), correlation = integer_arg(e, "correlation");
+      const auto producer = integer_arg(e, "wait_on_stream");
+      const auto record = integer_arg(e, "wait_on_cuda_event_record_corr_id");
+      if (!stream || !correlation || !producer || !record || *record < 0) return std::nullopt;
+      waits.push_back({*stream, *correlation, *producer, *record});
+    }
+    if (waits.empty()) return std::nullopt;
+    return KinetoStreamWaits(waits);
   }
 
   static bool gemm_op(const std::string& name) {

@@ -10,19 +10,23 @@
 // Internal to workloads/.
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <vector>
 
 #include "workloads/trace.hpp"
 
 namespace simctl {
 
+// One "Stream Wait Event" entry, as the importer reads it.
+struct KinetoStreamWait {
+  std::int64_t stream = 0;              // the waiting CUDA stream
+  std::int64_t correlation = 0;         // the cudaStreamWaitEvent call
+  std::int64_t producer_stream = 0;     // wait_on_stream
+  std::int64_t record_correlation = 0;  // wait_on_cuda_event_record_corr_id
+};
+
 class KinetoStreamWaits {
  public:
-  // The trace's stream waits, or nothing where it has none, or any whose
-  // recording call it does not name (then none is exact).
-  static std::optional<KinetoStreamWaits> from_events(const nlohmann::json& events);
+  explicit KinetoStreamWaits(const std::vector<KinetoStreamWait>& waits);
 
   // A GPU op, in the order ops are added, with the CUDA stream it ran on and
   // the correlation id of its launch call (negative: unknown).
@@ -33,18 +37,13 @@ class KinetoStreamWaits {
   std::vector<OpIndex> waits_of(std::int64_t cuda_stream, std::int64_t launch_correlation);
 
  private:
-  struct Wait {
-    std::int64_t correlation = 0;         // the cudaStreamWaitEvent call
-    std::int64_t producer_stream = 0;     // wait_on_stream
-    std::int64_t record_correlation = 0;  // the cudaEventRecord call
-  };
   struct Launched {
     std::int64_t correlation = 0;
     OpIndex op = 0;
   };
-  std::map<std::int64_t, std::vector<Wait>> waits_;         // by waiting stream, by correlation
-  std::map<std::int64_t, std::size_t> next_wait_;           // by waiting stream: the first wait not yet taken
-  std::map<std::int64_t, std::vector<Launched>> launched_;  // by stream, in launch order
+  std::map<std::int64_t, std::vector<KinetoStreamWait>> waits_;  // by waiting stream, by correlation
+  std::map<std::int64_t, std::size_t> next_wait_;                // by waiting stream: the first wait not yet taken
+  std::map<std::int64_t, std::vector<Launched>> launched_;       // by stream, in launch order
 };
 
 }  // namespace simctl

@@ -102,18 +102,19 @@ void append_activation_backward(const PassGeometry& g, const std::string& name, 
   out.compute(name, OpPhase::backward, activation_backward(g));
 }
 
-// The attention core with eager torchtitan's copies around it.
+// The attention core with eager torchtitan's copies around it (none
+// without its kernel chains).
 void append_attention_core_forward(const PassGeometry& g, const std::string& at, OpPhase phase, OpList& out) {
-  if (runs_eager_op_chains(g)) append_repeat_kv(g, at, phase, false, out);
+  append_repeat_kv(g, at, phase, false, out);
   append_attention_forward(g, at, phase, out);
-  if (runs_eager_op_chains(g)) append_attention_output_copy(g, at + "attention_out.contiguous", phase, out);
+  append_attention_output_copy(g, at + "attention_out.contiguous", phase, out);
 }
 
 void append_attention_core_backward(const PassGeometry& g, const std::string& at, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  if (runs_eager_op_chains(g)) append_attention_output_copy(g, at + "attention_out.contiguous.bwd", bw, out);
+  append_attention_output_copy(g, at + "attention_out.contiguous.bwd", bw, out);
   append_attention_backward(g, at, out);
-  if (runs_eager_op_chains(g)) append_repeat_kv(g, at, bw, true, out);
+  append_repeat_kv(g, at, bw, true, out);
 }
 
 // Entering a tensor-parallel region: with SP, gather the s/t row shards
@@ -264,10 +265,8 @@ void append_selective_op_recompute(const PassGeometry& g, std::int64_t l, OpList
   const OpPhase bw = OpPhase::backward;
   append_norm_forward(g, at + "ln1", bw, out);
   append_rope(g, at + "rope", bw, out);
-  if (runs_eager_op_chains(g)) {
-    append_repeat_kv(g, at, bw, false, out);
-    append_attention_output_copy(g, at + "attention_out.contiguous", bw, out);
-  }
+  append_repeat_kv(g, at, bw, false, out);
+  append_attention_output_copy(g, at + "attention_out.contiguous", bw, out);
   out.compute(at + "residual1", bw, residual_add(g));
   append_norm_forward(g, at + "ln2", bw, out);
   append_activation_forward(g, at + activation_name(g.p.model), bw, out);
