@@ -619,7 +619,7 @@ void Executor::start_transfer(std::uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
   network_->start(*t.path, send.bytes, [this, transfer] { finish_transfer(transfer); });
-  if (!fold_) return;
+  if (!fold_ || inside_one_node(t.sender, t.receiver)) return;
   // The images' transfers start now too, on their own routes.
   const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");
   transfers_[transfer].check = check;
@@ -629,6 +629,14 @@ void Executor::start_transfer(std::uint32_t transfer) {
         system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint, peer_flow_key(sender, receiver));
     network_->start(image_path, send.bytes, [this, check] { note_end(check); });
   }
+}
+
+// A transfer inside one node runs for the representative alone, as a
+// node-local collective does (TP overlap's ring steps): its images would
+// load their own nodes alike, which unfold_links() checks.
+bool Executor::inside_one_node(std::uint32_t sender, std::uint32_t receiver) const {
+  const int node = system_.part(ranks_[sender].endpoint).node;
+  return node != kNoNode && node == system_.part(ranks_[receiver].endpoint).node;
 }
 
 void Executor::finish_transfer(std::uint32_t transfer) {

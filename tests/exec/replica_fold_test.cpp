@@ -78,12 +78,15 @@ Replays replay_both(const std::string& config_path) {
 }
 
 // GPT 1.3B, TP 8 x PP 2 x DP 8 on 16 DGX H100 nodes of `system_file`, DDP,
-// with `extra` appended to the run config (stragglers, say).
-std::string write_run(const TempDir& dir, const std::string& system_file, const std::string& extra = "") {
+// with `extra` appended to the run config (stragglers, say) and
+// `parallel_extra` to the parallel plan.
+std::string write_run(const TempDir& dir, const std::string& system_file, const std::string& extra = "",
+                      const std::string& parallel_extra = "") {
   const auto path = dir.path() / "run.yaml";
   std::ofstream out(path);
   out << "system: " << system_file << "\n"
-      << "workload: {model: gpt-1.3b, parallel: {data: 8, tensor: 8, pipeline: 2, sequence: true}, strategy: ddp, "
+      << "workload: {model: gpt-1.3b, parallel: {data: 8, tensor: 8, pipeline: 2, sequence: true" << parallel_extra
+      << "}, strategy: ddp, "
       << "micro_batch: 1, global_batch: 32, precision: bf16, optimizer: adam, activation_recompute: selective}\n"
       << extra;
   return path.string();
@@ -185,4 +188,20 @@ TEST_CASE("static fabric routing keeps replicas alike across leaves: they fold, 
   CHECK(fixed.folded == fixed.full);
   CHECK(fixed.ranks_timed_otherwise == 0);
   CHECK(fixed.ranks_met_otherwise == 0);
+}
+
+TEST_CASE("TP overlap's ring steps inside a node fold like node-local collectives, to the full replay's answer",
+          "[exec][fold][tp_overlap]") {
+  const TempDir dir("fold_tp_overlap");
+  // The ring exchange's transfers stay inside each node: the representative
+  // runs them alone, and its NVLink links carry them beside the node-local
+  // reduce-scatter chunks. Were the images' transfers run too, their nodes'
+  // links would carry other bytes and the fold would be abandoned at the end.
+  const Replays r =
+      replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml"), "", ", tp_comm_overlap: true"));
+  CHECK(r.replicas_folded == 8);
+  CHECK_FALSE(r.abandoned);
+  CHECK(r.folded == r.full);
+  CHECK(r.ranks_timed_otherwise == 0);
+  CHECK(r.ranks_met_otherwise == 0);
 }
