@@ -47,7 +47,7 @@ DataParallelSync::DataParallelSync(const WorkloadSpec& spec, std::uint32_t dp_gr
 OpIndex DataParallelSync::collective(RankOps& ops, const Lane& lane, std::string name, OpPhase phase, CollectiveOp op,
                                      double bytes, std::vector<OpIndex> deps) {
   CollectiveCall call{op, lane.group, bytes, CommDimension::data};
-  return ops.other(Op{std::move(name), phase, Stream::communication, std::move(deps), call}, std::nullopt);
+  return ops.other(Op{std::move(name), phase, Stream::data_parallel, std::move(deps), call}, std::nullopt);
 }
 
 bool DataParallelSync::gathers_params_ahead() const {
@@ -103,7 +103,7 @@ void DataParallelSync::before_unit(RankOps& ops, const ModelUnit& unit, const st
   const double bytes = gathered_weight_bytes(spec_, unit);
   const std::string what = phase == OpPhase::forward ? ".weights.all_gather" : ".weights.regather";
   CollectiveCall call{CollectiveOp::all_gather, dense_.group, bytes, CommDimension::data};
-  ops.other(Op{prefix + unit.name + what, phase, Stream::communication, std::move(deps), call}, 0);
+  ops.other(Op{prefix + unit.name + what, phase, Stream::data_parallel, std::move(deps), call}, 0);
 }
 
 void DataParallelSync::unit_gradients(RankOps& ops, Lane& lane, double parameters, const std::string& name,

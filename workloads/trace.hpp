@@ -28,7 +28,20 @@ using OpIndex = std::uint32_t;  // position within one rank's op list
 // queue behind them. `overlap_send` carries the sends of a ring exchange
 // whose receives are on `overlap` (a send finishes only when its receiver
 // has posted the receive, so one stream for both would deadlock the ring).
-enum class Stream : std::uint8_t { compute, communication, copy, loader, overlap, prefetch, overlap_send };
+// `data_parallel` carries a hybrid plan's data-parallel gradient and weight
+// collectives: NCCL runs each communicator on a stream of its own, so a
+// tensor-parallel collective the next GEMM waits for never queues behind a
+// gradient reduce-scatter of hundreds of MB, nor a pipeline receive behind it.
+enum class Stream : std::uint8_t {
+  compute,
+  communication,
+  copy,
+  loader,
+  overlap,
+  prefetch,
+  overlap_send,
+  data_parallel
+};
 
 // Where the time of an op is booked in the step-time breakdown.
 enum class OpPhase : std::uint8_t { forward, backward, optimizer, gradient_sync, data_loading, host_copy, other };

@@ -14,13 +14,14 @@ namespace simctl::trace_names {
 template <typename E, std::size_t N>
 using Table = std::array<std::pair<E, std::string_view>, N>;
 
-inline constexpr Table<Stream, 7> kStreams{{{Stream::compute, "compute"},
+inline constexpr Table<Stream, 8> kStreams{{{Stream::compute, "compute"},
                                             {Stream::communication, "communication"},
                                             {Stream::copy, "copy"},
                                             {Stream::loader, "loader"},
                                             {Stream::overlap, "overlap"},
                                             {Stream::prefetch, "prefetch"},
-                                            {Stream::overlap_send, "overlap_send"}}};
+                                            {Stream::overlap_send, "overlap_send"},
+                                            {Stream::data_parallel, "data_parallel"}}};
 
 inline constexpr Table<OpPhase, 7> kPhases{{{OpPhase::forward, "forward"},
                                             {OpPhase::backward, "backward"},

@@ -11,7 +11,7 @@
 
 namespace simctl {
 
-constexpr std::size_t kStreamCount = 7;
+constexpr std::size_t kStreamCount = 8;
 
 constexpr std::size_t stream_index(Stream s) { return static_cast<std::size_t>(s); }
 

@@ -23,6 +23,7 @@ std::string_view stream_name(Stream s) {
     case Stream::overlap: return "overlap";
     case Stream::prefetch: return "prefetch";
     case Stream::overlap_send: return "overlap_send";
+    case Stream::data_parallel: return "data_parallel";
   }
   return "?";
 }

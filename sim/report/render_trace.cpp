@@ -36,8 +36,8 @@ void write_rank_tracks(const RunView& run, std::uint32_t rank, OutputFile& file)
   write_event(file, metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
   // Track 0 is the host; track 1 + s is stream s (Stream's order).
   constexpr std::array<const char*, kStreamCount + 1> threads{
-      "host",          "compute stream", "communication stream", "copy stream",
-      "loader stream", "overlap stream", "prefetch stream",      "overlap send stream"};
+      "host",           "compute stream",  "communication stream", "copy stream",         "loader stream",
+      "overlap stream", "prefetch stream", "overlap send stream",  "data-parallel stream"};
   for (int tid = 0; tid < static_cast<int>(threads.size()); ++tid) {
     write_event(file, metadata("thread_name", pid, tid, {{"name", threads[tid]}}));
     write_event(file, metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));

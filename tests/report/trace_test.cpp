@@ -12,12 +12,18 @@ using namespace simctl::testing;
 namespace {
 
 // Thread ids render_trace gives the host side and each stream (docs/output.md).
-const std::map<std::string, int> kThreadOfStream = {{"host", 0},     {"compute", 1},     {"communication", 2},
-                                                    {"copy", 3},     {"loader", 4},      {"overlap", 5},
-                                                    {"prefetch", 6}, {"overlap_send", 7}};
-const std::map<int, std::string> kThreadNames = {
-    {0, "host"},          {1, "compute stream"}, {2, "communication stream"}, {3, "copy stream"},
-    {4, "loader stream"}, {5, "overlap stream"}, {6, "prefetch stream"},      {7, "overlap send stream"}};
+const std::map<std::string, int> kThreadOfStream = {{"host", 0},     {"compute", 1},      {"communication", 2},
+                                                    {"copy", 3},     {"loader", 4},       {"overlap", 5},
+                                                    {"prefetch", 6}, {"overlap_send", 7}, {"data_parallel", 8}};
+const std::map<int, std::string> kThreadNames = {{0, "host"},
+                                                 {1, "compute stream"},
+                                                 {2, "communication stream"},
+                                                 {3, "copy stream"},
+                                                 {4, "loader stream"},
+                                                 {5, "overlap stream"},
+                                                 {6, "prefetch stream"},
+                                                 {7, "overlap send stream"},
+                                                 {8, "data-parallel stream"}};
 
 struct Counts {
   std::map<int, std::size_t> per_pid;
