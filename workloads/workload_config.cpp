@@ -20,7 +20,7 @@ constexpr std::int64_t kMaxGradAccum = 1'024;
 constexpr std::int64_t kMaxTensorParallel = 1'024;
 constexpr std::int64_t kMaxPipelineParallel = 1'024;
 constexpr std::int64_t kMaxContextParallel = 1'024;
-constexpr std::int64_t kMaxWorldSize = 65'536;
+constexpr std::int64_t kMaxWorldSize = 131'072;
 
 DType parse_dtype_choice(const ConfigNode& node) {
   return *dtype_from_string(node.as_choice({"bf16", "fp16", "fp32"}));

@@ -68,6 +68,12 @@ TEST_CASE("more ranks than the system has GPUs", "[plans][bad-input]") {
                   "workload.parallel", "at most 8"});
 }
 
+TEST_CASE("a world past the 131072 ranks a trace may hold is refused at the plan", "[plans][bad-input]") {
+  // data 65536 is within its own bound; times 4 it is past the world's.
+  check_rejected({"world_size", "  parallel: {data: 65536, tensor: 4}\n  micro_batch: 1\n  global_batch: 65536\n", 5,
+                  "workload.parallel", "262144 ranks; at most 131072 are supported"});
+}
+
 TEST_CASE("a global batch not divisible by micro-batch times data", "[plans][bad-input]") {
   check_rejected({"batch", "  parallel: {data: 4}\n  micro_batch: 2\n  global_batch: 12\n", 7, "workload.global_batch",
                   "must be a multiple of micro_batch * data = 2 * 4 = 8"});
