@@ -24,16 +24,17 @@ enum class LinkKind : std::uint8_t {
   memory_bus,
   upi,   // Intel Ultra Path Interconnect, socket to socket
   xgmi,  // AMD Infinity Fabric (xGMI), socket to socket
+  nvlink2,
+  infiniband_edr,
 };
 
+// Listing order (errors, docs): each family from slow to fast. The enum's
+// values only index tables; nvlink2 and infiniband_edr came last.
 inline constexpr std::array kAllLinkKinds = {
-    LinkKind::pcie_gen3_x16,  LinkKind::pcie_gen4_x16,
-    LinkKind::pcie_gen5_x16,  LinkKind::pcie_gen6_x16,
-    LinkKind::nvlink3,        LinkKind::nvlink4,
-    LinkKind::nvlink5,        LinkKind::nvlink_c2c,
-    LinkKind::infiniband_hdr, LinkKind::infiniband_ndr,
-    LinkKind::infiniband_xdr, LinkKind::ethernet,
-    LinkKind::memory_bus,     LinkKind::upi,
+    LinkKind::pcie_gen3_x16,  LinkKind::pcie_gen4_x16,  LinkKind::pcie_gen5_x16,  LinkKind::pcie_gen6_x16,
+    LinkKind::nvlink2,        LinkKind::nvlink3,        LinkKind::nvlink4,        LinkKind::nvlink5,
+    LinkKind::nvlink_c2c,     LinkKind::infiniband_edr, LinkKind::infiniband_hdr, LinkKind::infiniband_ndr,
+    LinkKind::infiniband_xdr, LinkKind::ethernet,       LinkKind::memory_bus,     LinkKind::upi,
     LinkKind::xgmi,
 };
 
@@ -54,6 +55,8 @@ constexpr std::string_view to_string(LinkKind kind) {
     case LinkKind::memory_bus: return "memory_bus";
     case LinkKind::upi: return "upi";
     case LinkKind::xgmi: return "xgmi";
+    case LinkKind::nvlink2: return "nvlink2";
+    case LinkKind::infiniband_edr: return "infiniband_edr";
   }
   return "?";
 }

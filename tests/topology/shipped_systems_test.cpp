@@ -77,6 +77,40 @@ TEST_CASE("2x H100 PCIe: GPU to GPU over the NVLink bridge and not PCIe", "[topo
   CHECK(s.part(*s.nearest(s.gpus()[1], PartKind::nic)).name == "node0.nic");
 }
 
+TEST_CASE("DGX-1 V100: a hybrid cube-mesh of NVLink2, six links per GPU, as nvidia-smi topo shows",
+          "[topology][shipped]") {
+  const System s = test::system_from_file("configs/systems/dgx1_v100.yaml");
+  REQUIRE(s.gpus().size() == 8);
+  CHECK(s.parts_of_kind(PartKind::nvswitch).empty());
+  // Bonded links per pair (NV1 / NV2), Oneflow-Inc/DLPerf's nvidia-smi topo -m.
+  const int bonded[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
+                            {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+                            {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+  for (int a = 0; a < 8; ++a) {
+    double per_gpu = 0.0;
+    for (int b = 0; b < 8; ++b) {
+      if (a == b) continue;
+      const Path& p = s.route(s.gpus()[static_cast<std::size_t>(a)], s.gpus()[static_cast<std::size_t>(b)]);
+      INFO("gpu" << a << " -> gpu" << b);
+      REQUIRE(!p.links.empty());
+      if (bonded[a][b] == 0) {
+        // No cable: through another GPU's NVLinks, never a one-hop link.
+        CHECK(p.links.size() > 1);
+        continue;
+      }
+      REQUIRE(p.links.size() == 1);
+      CHECK(s.link_spec(p.links[0]).kind == LinkKind::nvlink2);
+      CHECK(s.link_spec(p.links[0]).bandwidth.gb_per_s() == Approx(25.0 * bonded[a][b]));
+      per_gpu += s.link_spec(p.links[0]).bandwidth.gb_per_s();
+    }
+    CHECK(per_gpu == Approx(150));  // six NVLink2 links of 25 GB/s per direction (V100 datasheet)
+  }
+  // gpu2 and gpu3 share pcie_switch1 with nic1.
+  for (const char* gpu : {"node0.gpu2", "node0.gpu3"}) {
+    CHECK(s.part(*s.nearest(endpoint_id(s, gpu), PartKind::nic)).name == "node0.nic1");
+  }
+}
+
 TEST_CASE("the other socket's memory is reached over the socket link and never preferred", "[topology][shipped]") {
   for (const char* file : {"configs/systems/dgx_h100.yaml", "configs/systems/dgx_a100.yaml"}) {
     INFO(file);
