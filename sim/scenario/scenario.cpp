@@ -105,6 +105,27 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
   return static_cast<int>(p.world_size());
 }
 
+// The compute dtype needs a rate on every GPU a rank runs on: bf16 (the
+// default) on a V100, which has fp16 and fp32 only, is refused here, at the
+// field, rather than when the first op is priced.
+void check_precision_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, const System& system,
+                          const DeviceCatalogue& catalogue, int ranks) {
+  const DType needed = w.precision;
+  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
+    const std::uint32_t gpu = w.parallel.gpus.empty() ? r : w.parallel.gpus[r];
+    const std::string& model = system.part(system.gpus()[gpu]).model;
+    const GpuSpec& spec = catalogue.gpu(model);
+    if (spec.supports(needed)) continue;
+    const std::string what = std::string(to_string(needed)) + " needs " + std::string(to_string(needed)) +
+                             " compute, but rank " + std::to_string(r) + " runs on GPU " + std::to_string(gpu) +
+                             ", a " + spec.name + " (" + model + "), which supports " + spec.peak_rate.listed() +
+                             "; set precision to one of those";
+    const auto precision = workload_node.optional_child("precision");
+    if (precision) precision->fail(what);
+    workload_node.fail("precision (default bf16): " + what);
+  }
+}
+
 // FP8 (FP4) training needs FP8 (FP4) tensor cores on every GPU a rank runs on.
 void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, const System& system,
                     const DeviceCatalogue& catalogue, int ranks) {
@@ -438,6 +459,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   s.workload = shared ? parse_workload(workload_node, shared->models) : parse_workload(workload_node);
   if (s.workload.inference && !options.memory_only) check_inference_run(workload_node, s.workload);
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
+  check_precision_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (!s.workload.inference) {
     choose_attention_kernel(workload_node, s.workload, s.system, s.catalogue, ranks);
     choose_kernel_time_factor(s.workload, s.system, s.catalogue, ranks);

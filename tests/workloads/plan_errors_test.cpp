@@ -74,6 +74,13 @@ TEST_CASE("a world past the 131072 ranks a trace may hold is refused at the plan
                   "workload.parallel", "262144 ranks; at most 131072 are supported"});
 }
 
+TEST_CASE("bf16 on a GPU without bf16 compute is refused at precision, naming what it has", "[plans][bad-input]") {
+  // A V100 has fp16 and fp32 tensor/vector rates only (NVIDIA V100 datasheet).
+  check_rejected({"bf16_on_v100", "  micro_batch: 1\n  precision: bf16\n", 6, "workload.precision",
+                  "NVIDIA Tesla V100 SXM2 32GB (v100-sxm2-32gb), which supports fp32, fp16; set precision",
+                  "gpt2-small", "dgx1_v100"});
+}
+
 TEST_CASE("a global batch not divisible by micro-batch times data", "[plans][bad-input]") {
   check_rejected({"batch", "  parallel: {data: 4}\n  micro_batch: 2\n  global_batch: 12\n", 7, "workload.global_batch",
                   "must be a multiple of micro_batch * data = 2 * 4 = 8"});
