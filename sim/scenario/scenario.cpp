@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "sim/config/config_node.hpp"
@@ -105,25 +106,41 @@ int checked_world_size(const ConfigNode& workload_node, const WorkloadSpec& work
   return static_cast<int>(p.world_size());
 }
 
+// The first rank whose GPU has no `needed` rate, if any.
+struct RankWithoutFormat {
+  std::uint32_t rank;
+  std::uint32_t gpu;
+  const GpuSpec* spec;
+  std::string model;  // the part's model, as the system names it
+  std::string where() const {
+    return "rank " + std::to_string(rank) + " runs on GPU " + std::to_string(gpu) + ", a " + spec->name + " (" + model +
+           ")";
+  }
+};
+
+std::optional<RankWithoutFormat> rank_without(DType needed, const WorkloadSpec& w, const System& system,
+                                              const DeviceCatalogue& catalogue, int ranks) {
+  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
+    const std::uint32_t gpu = w.parallel.gpus.empty() ? r : w.parallel.gpus[r];
+    const std::string& model = system.part(system.gpus()[gpu]).model;
+    const GpuSpec& spec = catalogue.gpu(model);
+    if (!spec.supports(needed)) return RankWithoutFormat{r, gpu, &spec, model};
+  }
+  return std::nullopt;
+}
+
 // The compute dtype needs a rate on every GPU a rank runs on: bf16 (the
 // default) on a V100, which has fp16 and fp32 only, is refused here, at the
 // field, rather than when the first op is priced.
 void check_precision_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, const System& system,
                           const DeviceCatalogue& catalogue, int ranks) {
-  const DType needed = w.precision;
-  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
-    const std::uint32_t gpu = w.parallel.gpus.empty() ? r : w.parallel.gpus[r];
-    const std::string& model = system.part(system.gpus()[gpu]).model;
-    const GpuSpec& spec = catalogue.gpu(model);
-    if (spec.supports(needed)) continue;
-    const std::string what = std::string(to_string(needed)) + " needs " + std::string(to_string(needed)) +
-                             " compute, but rank " + std::to_string(r) + " runs on GPU " + std::to_string(gpu) +
-                             ", a " + spec.name + " (" + model + "), which supports " + spec.peak_rate.listed() +
-                             "; set precision to one of those";
-    const auto precision = workload_node.optional_child("precision");
-    if (precision) precision->fail(what);
-    workload_node.fail("precision (default bf16): " + what);
-  }
+  const auto missing = rank_without(w.precision, w, system, catalogue, ranks);
+  if (!missing) return;
+  const std::string format(to_string(w.precision));
+  const std::string what = format + " needs " + format + " compute, but " + missing->where() + ", which supports " +
+                           missing->spec->peak_rate.listed() + "; set precision to one of those";
+  if (const auto precision = workload_node.optional_child("precision")) precision->fail(what);
+  workload_node.fail("precision (default bf16): " + what);
 }
 
 // FP8 (FP4) training needs FP8 (FP4) tensor cores on every GPU a rank runs on.
@@ -131,24 +148,19 @@ void check_fp8_gpus(const ConfigNode& workload_node, const WorkloadSpec& w, cons
                     const DeviceCatalogue& catalogue, int ranks) {
   if (!w.fp8) return;
   const DType needed = w.fp8->gemm_dtype;
+  const auto missing = rank_without(needed, w, system, catalogue, ranks);
+  if (!missing) return;
   const std::string format(to_string(needed));
   std::string upper = format;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(ranks); ++r) {
-    const std::uint32_t gpu = w.parallel.gpus.empty() ? r : w.parallel.gpus[r];
-    const std::string& model = system.part(system.gpus()[gpu]).model;
-    const GpuSpec& spec = catalogue.gpu(model);
-    if (spec.supports(needed)) continue;
-    std::vector<std::string> with_format;
-    for (const std::string& id : catalogue.gpu_ids()) {
-      if (catalogue.gpu(id).supports(needed)) with_format.push_back(id);
-    }
-    const std::string instead = needed == DType::fp4 && spec.supports(DType::fp8) ? "fp8 or bf16" : "bf16";
-    workload_node.child("precision")
-        .fail(format + " needs " + upper + " tensor cores, but rank " + std::to_string(r) + " runs on GPU " +
-              std::to_string(gpu) + ", a " + spec.name + " (" + model + "), which has none; use " + instead +
-              ", or GPUs with " + upper + ": " + join_choices(with_format));
+  std::vector<std::string> with_format;
+  for (const std::string& id : catalogue.gpu_ids()) {
+    if (catalogue.gpu(id).supports(needed)) with_format.push_back(id);
   }
+  const std::string instead = needed == DType::fp4 && missing->spec->supports(DType::fp8) ? "fp8 or bf16" : "bf16";
+  workload_node.child("precision")
+      .fail(format + " needs " + upper + " tensor cores, but " + missing->where() + ", which has none; use " + instead +
+            ", or GPUs with " + upper + ": " + join_choices(with_format));
 }
 
 Trace build_step_trace(const WorkloadSpec& w, int ranks) {

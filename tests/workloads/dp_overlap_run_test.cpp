@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config_rejection.hpp"
 #include "plan_run.hpp"
 #include "sim/report/breakdown.hpp"
 
@@ -139,10 +140,8 @@ bool collective_of(const Op& op, CommDimension dimension) {
 
 TEST_CASE("a tensor-parallel collective never queues behind a data-parallel one", "[plans][dp_overlap][streams]") {
   using namespace dp_stream_test_detail;
-  const auto file =
-      std::filesystem::temp_directory_path() / ("simctl_dp_stream_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(file) << zero2_config();
-  const testing::PlanRun run = testing::run_scenario(load_scenario(file.string()));
+  const testing::PlanRun run =
+      testing::run_scenario(load_scenario(testing::write_test_config("simctl_dp_stream", "zero2", zero2_config())));
   const auto& ops = run.scenario.trace.ops(0);
   const auto& timing = run.result.timeline(0).ops;
   int tensor = 0, data = 0, queued = 0;
