@@ -38,11 +38,13 @@ FusedAttention fused_kernel(AttentionKernel kernel) {
 bool is_fused(AttentionKernel kernel) { return kernel != AttentionKernel::unfused; }
 
 // GPT's attention is causal (kCausalAttentionFraction halves the FLOPs): the
-// kernel skips the masked tiles and is priced by its causal curve. It streams
+// kernel skips the masked tiles and is priced by its causal curve; an
+// encoder's computes every tile. It streams
 // `query_sized` tensors of this rank's query heads (Q, O, dO, dQ) and
 // `kv_sized` of its KV heads (K, V, dK, dV): under GQA the latter are smaller.
 ComputeWork flash_work(const PassGeometry& g, double flops_ratio, double query_sized, double kv_sized, bool backward) {
-  const AttentionBlock whole{g.p.model.seq_len, g.p.model.seq_len, g.local_heads(), g.local_kv_heads(), true};
+  const AttentionBlock whole{g.p.model.seq_len, g.p.model.seq_len, g.local_heads(), g.local_kv_heads(),
+                             g.p.model.causal};
   return fused_attention_work(g, whole, flops_ratio, query_sized, kv_sized, backward);
 }
 

@@ -214,7 +214,7 @@ double model_input_bytes_per_sample(const WorkloadSpec& spec) {
 double adam_bytes_per_parameter(const WorkloadSpec& spec) {
   const double grad_bytes = bytes_per_element(spec.ddp.grad_dtype);
   double bytes = spec.optimizer_fused ? kFusedAdamStateBytes + grad_bytes : kUnfusedAdamStateBytes + 2.0 * grad_bytes;
-  if (spec.precision != DType::fp32) bytes += bytes_per_element(spec.precision);
+  if (!stored_as_fp32(spec.precision)) bytes += bytes_per_element(spec.precision);
   return bytes;
 }
 

@@ -19,11 +19,22 @@ DType parse_dtype(const ConfigNode& node) {
 }
 
 // Transformers only: the KV cache is what an inference estimate is about.
-TransformerSpec resolve_model(const ConfigNode& node, const ModelCatalogue& catalogue) {
+TransformerSpec find_model(const ConfigNode& node, const ModelCatalogue& catalogue) {
   if (node.is_map()) return parse_transformer_spec(node, "inline");
   const std::string id = node.as_string();
   if (const TransformerSpec* found = catalogue.find(id)) return *found;
   node.fail("'" + id + "' is not a transformer in the catalogue; task: inference estimates transformers only");
+}
+
+// Serving here is prefill then token-by-token decode, which an encoder has not.
+TransformerSpec resolve_model(const ConfigNode& node, const ModelCatalogue& catalogue) {
+  TransformerSpec model = find_model(node, catalogue);
+  if (!model.causal) {
+    node.fail("model '" + model.name +
+              "' is an encoder (attention_mask: bidirectional): task: inference models generation (prefill and "
+              "decode) by a causal model; give a decoder");
+  }
+  return model;
 }
 
 ParallelPlan parse_plan(const ConfigNode& node) {

@@ -184,7 +184,7 @@ std::vector<MemoryUse> model_state(const WorkloadSpec& spec, double params, doub
                                    bool holds_optimizer) {
   const Strategy s = spec.strategy;
   if (s == Strategy::fsdp && holds_optimizer) return fsdp_state(spec, params, expert_params);
-  const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
+  const double state_bytes = stored_as_fp32(spec.precision) ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
   auto keep = [&](bool sharded) { return kept(spec, params, expert_params, sharded); };
   return {
       {"weights", keep(shards_weights(s)) * bytes_per_element(spec.precision)},
@@ -210,7 +210,7 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
         layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
     base_bytes -= linear * (precision - kNf4BytesPerParameter);
   }
-  const double state_bytes = spec.precision == DType::fp32 ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
+  const double state_bytes = stored_as_fp32(spec.precision) ? kAdamStateBytesFp32 : kAdamStateBytesMixed;
   auto keep = [&](double params, bool sharded) { return kept(spec, params, 0.0, sharded); };
   return {
       {"weights", keep(base_bytes + adapters * precision, shards_weights(s))},
@@ -228,9 +228,15 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
 // before backward, as torchtitan's train.py does), those log-probabilities,
 // the dense fp32 gradient nll_loss's backward gives them, and the fp32
 // gradient it writes: three fp32 tensors of tokens x vocab.
+// A task head's logits are its rows (the predicted positions, one per
+// sequence, or start and end) times its columns (vocabulary, labels or
+// positions).
 double loss_buffer_bytes(const WorkloadSpec& spec, double replicas) {
-  const double tokens = static_cast<double>(spec.micro_batch * local_positions(spec)) * replicas;
-  const double vocab = static_cast<double>(spec.model.vocab) / static_cast<double>(spec.parallel.tensor);
+  const auto& m = spec.model;
+  const bool lm = m.head.kind == HeadKind::causal_lm;
+  const std::int64_t rows = lm ? local_positions(spec) : m.head_rows_per_sequence();
+  const double tokens = static_cast<double>(spec.micro_batch * rows) * replicas;
+  const double vocab = static_cast<double>(m.head_columns()) / static_cast<double>(spec.parallel.tensor);
   const double logits = bytes_per_element(spec.precision);
   const double per_logit =
       spec.loss_unfused_fp32 ? std::max(logits + 2.0 * kFp32Bytes, 3.0 * kFp32Bytes) : logits + kFp32Bytes;

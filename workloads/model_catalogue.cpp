@@ -32,6 +32,21 @@ PositionKind parse_position(const ConfigNode& node) {
   return node.choice("position", {"learned", "rope"}) == "rope" ? PositionKind::rope : PositionKind::learned;
 }
 
+// An encoder's layout: attention both ways, post-LN, token types, a pooler.
+void parse_encoder_layout(const ConfigNode& node, TransformerSpec& spec) {
+  if (node.has("attention_mask")) {
+    spec.causal = node.choice("attention_mask", {"causal", "bidirectional"}) == "causal";
+  }
+  if (node.has("norm_placement")) {
+    spec.norm_placement =
+        node.choice("norm_placement", {"pre", "post"}) == "post" ? NormPlacement::post : NormPlacement::pre;
+  }
+  if (node.has("token_types")) spec.token_types = bounded_positive_integer(node, "token_types", kMaxTokensDimension);
+  spec.pooler = node.bool_or("pooler", false);
+  // The head's default follows the mask; workload.head may choose another.
+  if (!spec.causal) spec.head.kind = HeadKind::masked_lm;
+}
+
 void check_divisibility(const ConfigNode& node, const TransformerSpec& spec) {
   if (spec.hidden % spec.heads != 0) {
     node.child("heads").fail("hidden (" + std::to_string(spec.hidden) + ") must be divisible by heads (" +
@@ -93,6 +108,7 @@ TransformerSpec parse_transformer_spec(const ConfigNode& node, const std::string
   spec.position = parse_position(node);
   spec.linear_bias = node.bool_or("bias", true);
   spec.tied_embeddings = node.bool_or("tied_embeddings", true);
+  parse_encoder_layout(node, spec);
   parse_experts(node, spec);
   check_divisibility(node, spec);
   return spec;

@@ -14,7 +14,8 @@
 // parameters of every matrix product (all but the embedding lookup, the norms
 // and the biases), as torchtitan counts Llama FLOPs. For a mixture of experts
 // N_matmul counts the router and the experts_per_token experts a token runs
-// through (the active parameters), not every expert.
+// through (the active parameters), not every expert. An encoder's task head
+// replaces the LM head's term with its own GEMMs (model_flops.cpp).
 #include "workloads/finetune.hpp"
 #include "workloads/transformer_spec.hpp"
 

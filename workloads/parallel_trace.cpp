@@ -215,7 +215,7 @@ void emit_backward(const StagePlan& plan, RankOps& ops, StageSync sync, const Pi
 // Untied heads (Llama) have nothing to sum.
 bool ties_embeddings(const WorkloadSpec& spec, std::int64_t stage) {
   const std::int64_t p = spec.parallel.pipeline;
-  return spec.model.tied_embeddings && p > 1 && (stage == 0 || stage == p - 1);
+  return spec.model.head_ties_embedding() && p > 1 && (stage == 0 || stage == p - 1);
 }
 
 std::optional<OpIndex> emit_embedding_tie(const StagePlan& plan, RankOps& ops) {

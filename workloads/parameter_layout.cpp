@@ -83,7 +83,56 @@ std::vector<BlockTensor> block_tensors(const TransformerSpec& spec) {
   return out;
 }
 
-std::size_t leading_tensors(const TransformerSpec& spec) { return spec.position == PositionKind::learned ? 2 : 1; }
+std::size_t norm_tensors(const TransformerSpec& spec) { return spec.norm == NormKind::layer_norm ? 2 : 1; }
+
+std::size_t table_tensors(const TransformerSpec& spec) {
+  return 1 + (spec.position == PositionKind::learned ? 1 : 0) + (spec.token_types > 0 ? 1 : 0);
+}
+
+std::size_t leading_tensors(const TransformerSpec& spec) {
+  return table_tensors(spec) + (spec.norm_placement == NormPlacement::post ? norm_tensors(spec) : 0);
+}
+
+std::vector<std::size_t> index_range(std::size_t first, std::size_t count) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(first + i);
+  return out;
+}
+
+void push_norm(std::vector<ParameterTensor>& out, const TransformerSpec& spec, const std::string& name) {
+  out.push_back({name + ".weight", spec.hidden});
+  if (spec.norm == NormKind::layer_norm) out.push_back({name + ".bias", spec.hidden});
+}
+
+void push_linear(std::vector<ParameterTensor>& out, const std::string& name, std::int64_t in, std::int64_t outputs) {
+  out.push_back({name + ".weight", in * outputs});
+  out.push_back({name + ".bias", outputs});
+}
+
+// HF transformers' names: BertForPreTraining's cls.*, BertPooler, the
+// classifier of BertForSequenceClassification, qa_outputs of
+// BertForQuestionAnswering.
+void push_head_tensors(std::vector<ParameterTensor>& out, const TransformerSpec& spec) {
+  const std::int64_t h = spec.hidden;
+  if (spec.head_uses_pooler()) push_linear(out, "pooler.dense", h, h);
+  switch (spec.head.kind) {
+    case HeadKind::causal_lm:
+      if (!spec.tied_embeddings) out.push_back({"lm_head.weight", spec.vocab * h});
+      return;
+    case HeadKind::masked_lm:
+      push_linear(out, "cls.predictions.transform.dense", h, h);
+      push_norm(out, spec, "cls.predictions.transform.LayerNorm");
+      if (!spec.tied_embeddings) out.push_back({"cls.predictions.decoder.weight", spec.vocab * h});
+      out.push_back({"cls.predictions.bias", spec.vocab});
+      if (spec.head_uses_pooler()) push_linear(out, "cls.seq_relationship", h, 2);
+      return;
+    case HeadKind::sequence_classification:
+      if (!spec.head_uses_pooler()) push_linear(out, "classifier.dense", h, h);  // RoBERTa's head
+      push_linear(out, "classifier", h, spec.head.labels);
+      return;
+    case HeadKind::question_answering: push_linear(out, "qa_outputs", h, 2); return;
+  }
+}
 
 std::size_t first_after_blocks(const TransformerSpec& spec) {
   return leading_tensors(spec) + static_cast<std::size_t>(spec.layers) * block_tensors(spec).size();
@@ -132,35 +181,45 @@ std::size_t position_embedding_index(const TransformerSpec& spec) {
 }
 
 std::vector<std::size_t> embedding_tensor_indices(const TransformerSpec& spec) {
-  if (spec.position != PositionKind::learned) return {kTokenEmbeddingTensor};
-  return {kTokenEmbeddingTensor, position_embedding_index(spec)};
+  return index_range(kTokenEmbeddingTensor, table_tensors(spec));
+}
+
+std::vector<std::size_t> embedding_norm_indices(const TransformerSpec& spec) {
+  if (spec.norm_placement != NormPlacement::post) return {};
+  return index_range(table_tensors(spec), norm_tensors(spec));
 }
 
 // The final norm sits where a block after the last one would start.
 std::vector<std::size_t> final_norm_indices(const TransformerSpec& spec) {
-  const std::size_t first = first_after_blocks(spec);
-  if (spec.norm != NormKind::layer_norm) return {first};
-  return {first, first + 1};
+  if (spec.norm_placement != NormPlacement::pre) return {};
+  return index_range(first_after_blocks(spec), norm_tensors(spec));
 }
 
 std::size_t lm_head_index(const TransformerSpec& spec) {
-  if (spec.tied_embeddings) missing("separate LM head");
+  if (spec.tied_embeddings || spec.head.kind != HeadKind::causal_lm) missing("separate LM head");
   return first_after_blocks(spec) + final_norm_indices(spec).size();
+}
+
+std::vector<std::size_t> head_tensor_indices(const TransformerSpec& spec) {
+  std::vector<ParameterTensor> head;
+  push_head_tensors(head, spec);
+  return index_range(first_after_blocks(spec) + final_norm_indices(spec).size(), head.size());
 }
 
 std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec) {
   std::vector<ParameterTensor> out;
   out.push_back({"wte.weight", spec.vocab * spec.hidden});
   if (spec.position == PositionKind::learned) out.push_back({"wpe.weight", spec.position_parameters()});
+  if (spec.token_types > 0) out.push_back({"wtt.weight", spec.token_type_parameters()});
+  if (spec.norm_placement == NormPlacement::post) push_norm(out, spec, "emb_ln");
   const auto present = block_tensors(spec);
   for (std::int64_t layer = 0; layer < spec.layers; ++layer) {
     for (BlockTensor t : present) {
       out.push_back({"h." + std::to_string(layer) + "." + block_tensor_name(t), block_tensor_elements(spec, t)});
     }
   }
-  out.push_back({"ln_f.weight", spec.hidden});
-  if (spec.norm == NormKind::layer_norm) out.push_back({"ln_f.bias", spec.hidden});
-  if (!spec.tied_embeddings) out.push_back({"lm_head.weight", spec.lm_head_parameters()});
+  if (spec.norm_placement == NormPlacement::pre) push_norm(out, spec, "ln_f");
+  push_head_tensors(out, spec);
   return out;
 }
 

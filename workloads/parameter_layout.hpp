@@ -1,8 +1,10 @@
 #pragma once
 // The model's parameter tensors in the order `model.parameters()` lists them:
-// token embedding, position embedding (learned positions only), then each
-// block, then the final norm, then the LM head when it is not tied to the
-// token embedding. Which tensors a block has depends on the model's layout
+// token embedding, position embedding (learned positions only), token-type
+// embedding (when the model has one), the embedding norm (post-LN), then each
+// block, then the final norm (pre-LN), then the head's tensors: the LM head
+// when it is not tied to the token embedding, or a task head's
+// (transformer_spec.hpp). Which tensors a block has depends on the model's layout
 // (LayerNorm bias, projection biases, the SwiGLU gate, a mixture of experts). DDP builds its
 // gradient buckets from this list in reverse, so the order matters, not just
 // the sizes.
@@ -60,9 +62,11 @@ std::size_t block_tensor_index(const TransformerSpec& spec, std::int64_t layer, 
 std::vector<std::size_t> block_tensor_indices(const TransformerSpec& spec, std::int64_t layer,
                                               std::initializer_list<BlockTensor> wanted);
 std::size_t position_embedding_index(const TransformerSpec& spec);
-std::vector<std::size_t> embedding_tensor_indices(const TransformerSpec& spec);  // token (+ position)
-std::vector<std::size_t> final_norm_indices(const TransformerSpec& spec);        // weight (+ bias)
+std::vector<std::size_t> embedding_tensor_indices(const TransformerSpec& spec);  // token (+ position, + type)
+std::vector<std::size_t> embedding_norm_indices(const TransformerSpec& spec);    // post-LN: weight (+ bias)
+std::vector<std::size_t> final_norm_indices(const TransformerSpec& spec);        // pre-LN: weight (+ bias)
 std::size_t lm_head_index(const TransformerSpec& spec);
+std::vector<std::size_t> head_tensor_indices(const TransformerSpec& spec);  // every tensor after the final norm
 
 std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec);
 

@@ -85,6 +85,9 @@ class OpList {
     comm.ring_start = start;
     out_.push_back(ModelOp{std::move(name), phase, ComputeWork{}, {}, comm});
   }
+  std::size_t size() const { return out_.size(); }
+  // Op `index` completes these parameter gradients.
+  void set_grads(std::size_t index, std::vector<std::size_t> grads) { out_[index].grads_ready = std::move(grads); }
   // One ring-exchange step over the TP group: `bytes` to the next rank,
   // as many from the previous.
   void ring_step(std::string name, OpPhase phase, double bytes, int consumer_offset) {
@@ -111,7 +114,9 @@ inline double with_mask(double tensors, DType dtype) {
   return tensors + kMaskBytesPerElement / bytes_per_element(dtype);
 }
 
-inline constexpr double kGeluForwardFlops = 8.0;  // tanh approximation
+inline constexpr double kGeluForwardFlops = 8.0;       // tanh approximation
+inline constexpr double kLayerNormForwardFlops = 8.0;  // mean, variance, normalise, scale and shift
+inline constexpr double kLayerNormBackwardFlops = 16.0;
 inline constexpr double kGeluBackwardFlops = 16.0;
 inline constexpr double kSwigluForwardFlops = 6.0;  // SiLU (exp, add, divide, multiply) times up
 inline constexpr double kSwigluBackwardFlops = 12.0;
@@ -122,6 +127,17 @@ inline constexpr double kSwigluBackwardFlops = 12.0;
 ComputeWork mlp_activation_forward(const PassGeometry& g, double elements);
 ComputeWork mlp_activation_backward(const PassGeometry& g, double elements);
 std::string activation_name(const TransformerSpec& m);  // "swiglu" or "gelu"
+
+// The loss over `elements` logits: one fused kernel, or PyTorch autocast's
+// fp32 upcast, log-softmax and their backward (loss_in_fp32).
+void append_loss_forward(const PassGeometry& g, double elements, OpList& out);
+void append_loss_backward(const PassGeometry& g, double elements, OpList& out);
+// An encoder's task head (task_head_ops.cpp) after the last block (and the
+// final norm of a pre-LN model): masked LM, sequence classification or
+// question answering, with its loss; and its backward, which completes the
+// head's parameter gradients.
+void append_task_head_forward(const PassGeometry& g, OpList& out);
+void append_task_head_backward(const PassGeometry& g, OpList& out);
 
 // FP8 training's extra kernels (fp8_ops.cpp); each appends nothing unless the
 // pass runs its linear layers in fp8.

@@ -14,21 +14,26 @@ ModelUnit embedding_unit(const PassShape& base) {
   u.shape.first_layer = u.shape.end_layer = 0;
   u.shape.head = false;
   const auto& m = base.model;
-  // Vocabulary rows are split over TP ranks; position rows are replicated.
-  u.parameters = tp_share(m.vocab * m.hidden, base.tensor) + static_cast<double>(m.position_parameters());
+  // Vocabulary rows are split over TP ranks; position and token-type rows
+  // and the embedding norm are replicated.
+  u.parameters =
+      tp_share(m.vocab * m.hidden, base.tensor) + static_cast<double>(m.embedding_parameters() - m.vocab * m.hidden);
   return u;
 }
 
 // The last stage keeps its own copy of a tied word embedding for the LM head
 // (Megatron-LM) unless it also holds the embedding; an untied head is its own
-// weight, split over TP ranks by vocabulary.
+// weight, split over TP ranks by vocabulary. A task head's other weights are
+// replicated.
 ModelUnit head_unit(const PassShape& base, bool holds_embedding) {
   ModelUnit u{"head", base, 0.0};
   u.shape.first_layer = u.shape.end_layer = 0;
   u.shape.embedding = false;
   const auto& m = base.model;
-  u.parameters = static_cast<double>(m.final_norm_parameters());
-  if (!m.tied_embeddings || !holds_embedding) u.parameters += tp_share(m.vocab * m.hidden, base.tensor);
+  const std::int64_t vocab_split = m.head_vocab_parameters();
+  u.parameters = static_cast<double>(m.final_norm_parameters() + m.head_parameters() - vocab_split) +
+                 tp_share(vocab_split, base.tensor);
+  if (m.head_ties_embedding() && !holds_embedding) u.parameters += tp_share(m.vocab * m.hidden, base.tensor);
   return u;
 }
 

@@ -12,8 +12,6 @@ namespace {
 
 // Per-element FLOP counts of the streaming kernels. They barely matter (these
 // kernels are memory-bound) but keep the FLOP totals honest.
-constexpr double kLayerNormForwardFlops = 8.0;  // mean, variance, normalise, scale and shift
-constexpr double kLayerNormBackwardFlops = 16.0;
 constexpr double kRmsNormForwardFlops = 5.0;  // sum of squares, rsqrt scale, weight
 constexpr double kRmsNormBackwardFlops = 10.0;
 constexpr double kRopeFlops = 3.0;  // a 2x2 rotation per pair: 4 multiplies, 2 adds
@@ -389,8 +387,14 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
 double logit_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_vocab()); }
 
 // Tensors an embedding pass streams: token rows and the output, plus the
-// position rows when positions are learned.
-double embedding_tensors(const PassGeometry& g) { return g.p.model.position == PositionKind::learned ? 3.0 : 2.0; }
+// position rows when positions are learned and the token-type rows when the
+// model has them.
+double embedding_tensors(const PassGeometry& g) {
+  const auto& m = g.p.model;
+  return 2.0 + (m.position == PositionKind::learned ? 1.0 : 0.0) + (m.token_types > 0 ? 1.0 : 0.0);
+}
+
+bool post_norm(const PassGeometry& g) { return g.p.model.norm_placement == NormPlacement::post; }
 
 void append_embedding_forward(const PassGeometry& g, OpList& out) {
   // Gathers token rows (of this rank's vocabulary shard), adds position rows,
@@ -398,6 +402,7 @@ void append_embedding_forward(const PassGeometry& g, OpList& out) {
   out.compute("embedding", OpPhase::forward,
               streaming_work(ComputeKind::embedding, g.p.dtype, g.hidden_elements(), 1.0, embedding_tensors(g)));
   leave_parallel_region(g, "embedding.reduce", OpPhase::forward, out);
+  if (post_norm(g)) append_norm_forward(g, "embedding.ln", OpPhase::forward, out);
   if (g.p.dropout > 0.0) {
     out.compute("embedding.dropout", OpPhase::forward,
                 streaming_work(ComputeKind::elementwise, g.p.dtype, g.sequence_hidden_elements(), kDropoutFlops,
@@ -416,8 +421,10 @@ void append_embedding_forward(const PassGeometry& g, OpList& out) {
 // back to the pass dtype (6). Checked against our H100 measurement of that
 // loss (tests/workloads/framework_costs_test.cpp).
 constexpr double kFp32LogSoftmaxTensors = 4.0;
-void append_loss_forward(const PassGeometry& g, OpList& out) {
-  const double elements = logit_elements(g);
+
+}  // namespace
+
+void append_loss_forward(const PassGeometry& g, double elements, OpList& out) {
   if (!g.p.loss_in_fp32) {
     out.compute("cross_entropy", OpPhase::forward,
                 streaming_work(ComputeKind::softmax, g.p.dtype, elements, kLossForwardFlops, 2.0));
@@ -430,9 +437,8 @@ void append_loss_forward(const PassGeometry& g, OpList& out) {
               streaming_work(ComputeKind::softmax, DType::fp32, elements, kLossForwardFlops, kFp32LogSoftmaxTensors));
 }
 
-void append_loss_backward(const PassGeometry& g, OpList& out) {
+void append_loss_backward(const PassGeometry& g, double elements, OpList& out) {
   const OpPhase bw = OpPhase::backward;
-  const double elements = logit_elements(g);
   if (!g.p.loss_in_fp32) {
     out.compute("cross_entropy.bwd", bw,
                 streaming_work(ComputeKind::softmax, g.p.dtype, elements, kLossBackwardFlops, 2.0));
@@ -446,12 +452,15 @@ void append_loss_backward(const PassGeometry& g, OpList& out) {
               streaming_work(ComputeKind::elementwise, DType::fp32, elements, 0.0, cast_tensors));
 }
 
+namespace {
+
 void append_head_forward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
-  append_norm_forward(g, "final_ln", OpPhase::forward, out);
+  if (!post_norm(g)) append_norm_forward(g, "final_ln", OpPhase::forward, out);
+  if (m.head.kind != HeadKind::causal_lm) return append_task_head_forward(g, out);
   enter_parallel_region(g, "lm_head.all_gather", OpPhase::forward, out);
   out.compute("lm_head", OpPhase::forward, forward_gemm(g, g.local_vocab(), m.hidden, g.p.dtype));
-  append_loss_forward(g, out);
+  append_loss_forward(g, logit_elements(g), out);
   if (g.tensor_parallel()) {
     out.comm("cross_entropy.all_reduce", OpPhase::forward, CollectiveOp::all_reduce,
              kVocabParallelLossBytesPerToken * g.tokens());
@@ -460,17 +469,26 @@ void append_head_forward(const PassGeometry& g, OpList& out) {
 
 // A tied LM head's weight is the token embedding, whose gradient is complete
 // only after the embedding backward, so the head's wgrad completes nothing.
-void append_head_backward(const PassGeometry& g, OpList& out) {
+void append_lm_head_backward(const PassGeometry& g, OpList& out) {
   const auto& m = g.p.model;
-  append_loss_backward(g, out);
+  append_loss_backward(g, logit_elements(g), out);
   std::vector<std::size_t> head_grads;
   if (!m.tied_embeddings) head_grads.push_back(lm_head_index(m));
   const Linear head{"lm_head", g.local_vocab(), m.hidden, g.p.dtype, head_trains(g.p), false};
   column_parallel_backward(g, head, std::move(head_grads), out, false);
-  append_norm_backward(g, "final_ln.bwd", final_norm_indices(m), out);
+}
+
+void append_head_backward(const PassGeometry& g, OpList& out) {
+  if (g.p.model.head.kind == HeadKind::causal_lm) {
+    append_lm_head_backward(g, out);
+  } else {
+    append_task_head_backward(g, out);
+  }
+  if (!post_norm(g)) append_norm_backward(g, "final_ln.bwd", final_norm_indices(g.p.model), out);
 }
 
 void append_embedding_backward(const PassGeometry& g, OpList& out) {
+  if (post_norm(g)) append_norm_backward(g, "embedding.ln.bwd", embedding_norm_indices(g.p.model), out);
   enter_parallel_region(g, "embedding.grad.all_gather", OpPhase::backward, out);
   // Scatter-adds dX rows into the token table and sums the position rows.
   out.compute("embedding.bwd", OpPhase::backward,

@@ -5,10 +5,17 @@ namespace simctl {
 std::int64_t TransformerSpec::norm_parameters() const { return norm == NormKind::layer_norm ? 2 * hidden : hidden; }
 
 std::int64_t TransformerSpec::position_parameters() const {
-  return position == PositionKind::learned ? seq_len * hidden : 0;
+  if (position != PositionKind::learned) return 0;
+  return (position_rows > 0 ? position_rows : seq_len) * hidden;
 }
 
-std::int64_t TransformerSpec::embedding_parameters() const { return vocab * hidden + position_parameters(); }
+std::int64_t TransformerSpec::embedding_norm_parameters() const {
+  return norm_placement == NormPlacement::post ? norm_parameters() : 0;
+}
+
+std::int64_t TransformerSpec::embedding_parameters() const {
+  return vocab * hidden + position_parameters() + token_type_parameters() + embedding_norm_parameters();
+}
 
 namespace {
 
@@ -44,12 +51,62 @@ std::int64_t TransformerSpec::layer_parameters() const {
   return layer_dense_parameters() + experts_in_block() * expert_parameters();
 }
 
-std::int64_t TransformerSpec::final_norm_parameters() const { return norm_parameters(); }
+std::int64_t TransformerSpec::final_norm_parameters() const {
+  return norm_placement == NormPlacement::pre ? norm_parameters() : 0;
+}
 
-std::int64_t TransformerSpec::lm_head_parameters() const { return tied_embeddings ? 0 : vocab * hidden; }
+bool TransformerSpec::head_uses_pooler() const {
+  return pooler && (head.kind == HeadKind::masked_lm || head.kind == HeadKind::sequence_classification);
+}
+
+bool TransformerSpec::head_ties_embedding() const {
+  return tied_embeddings && (head.kind == HeadKind::causal_lm || head.kind == HeadKind::masked_lm);
+}
+
+std::int64_t TransformerSpec::head_vocab_parameters() const {
+  const std::int64_t decoder = tied_embeddings ? 0 : vocab * hidden;
+  if (head.kind == HeadKind::causal_lm) return decoder;
+  return head.kind == HeadKind::masked_lm ? decoder + vocab : 0;  // the MLM decoder has a bias
+}
+
+std::int64_t TransformerSpec::head_parameters() const {
+  const std::int64_t dense = hidden * hidden + hidden;  // a biased hidden x hidden layer (pooler, transform)
+  switch (head.kind) {
+    case HeadKind::causal_lm: return head_vocab_parameters();
+    case HeadKind::masked_lm: {
+      const std::int64_t next_sentence = head_uses_pooler() ? dense + 2 * hidden + 2 : 0;
+      return dense + norm_parameters() + head_vocab_parameters() + next_sentence;
+    }
+    // The pooler, or RoBERTa's head dense of the same shape.
+    case HeadKind::sequence_classification: return dense + head.labels * hidden + head.labels;
+    case HeadKind::question_answering: return 2 * hidden + 2;
+  }
+  return 0;
+}
+
+std::int64_t TransformerSpec::head_rows_per_sequence() const {
+  switch (head.kind) {
+    case HeadKind::masked_lm: {
+      const auto rows = static_cast<std::int64_t>(static_cast<double>(seq_len) * head.predicted_fraction + 0.5);
+      return rows > 0 ? rows : 1;
+    }
+    case HeadKind::sequence_classification: return 1;
+    case HeadKind::question_answering: return 2;  // a start row and an end row, each over the positions
+    case HeadKind::causal_lm: break;
+  }
+  return seq_len;
+}
+
+std::int64_t TransformerSpec::head_columns() const {
+  switch (head.kind) {
+    case HeadKind::sequence_classification: return head.labels;
+    case HeadKind::question_answering: return seq_len;
+    default: return vocab;
+  }
+}
 
 std::int64_t TransformerSpec::parameter_count() const {
-  return embedding_parameters() + layers * layer_parameters() + final_norm_parameters() + lm_head_parameters();
+  return embedding_parameters() + layers * layer_parameters() + final_norm_parameters() + head_parameters();
 }
 
 std::int64_t TransformerSpec::active_parameter_count() const {

@@ -10,6 +10,11 @@
 // A mixture-of-experts model (Mixtral) replaces every block's MLP with
 // `experts` MLPs of width expert_ffn and a router (a hidden x experts linear
 // layer, no bias) that sends each token to `experts_per_token` of them.
+// An encoder (BERT, RoBERTa) attends both ways (causal false), normalises
+// after each residual add (post-LN: a LayerNorm after the embeddings, none
+// after the last block), may add token-type embeddings and a pooler (a
+// tanh-activated hidden x hidden layer on the first token), and is trained
+// through one of the task heads below instead of the causal LM head.
 #include <cstdint>
 #include <string>
 
@@ -17,6 +22,26 @@ namespace simctl {
 
 enum class NormKind : std::uint8_t { layer_norm, rms_norm };
 enum class PositionKind : std::uint8_t { learned, rope };
+enum class NormPlacement : std::uint8_t { pre, post };
+
+// What the last hidden states feed, with HF transformers' layouts:
+//  causal_lm                next-token logits over the vocabulary at every
+//                           position (an LM head, tied or not);
+//  masked_lm                BERT's MLM head (dense + GeLU + LayerNorm, then a
+//                           decoder to the vocabulary with its own bias) on
+//                           the predicted positions only, plus the NSP
+//                           classifier on the pooler when the model has one;
+//  sequence_classification  a tanh dense layer on the first token (the
+//                           pooler, or RoBERTa's head dense), then `labels`
+//                           logits;
+//  question_answering       start and end logits at every position (SQuAD).
+enum class HeadKind : std::uint8_t { causal_lm, masked_lm, sequence_classification, question_answering };
+
+struct TaskHead {
+  HeadKind kind = HeadKind::causal_lm;
+  std::int64_t labels = 2;          // sequence_classification's classes
+  double predicted_fraction = 1.0;  // masked_lm: positions through the head (NVIDIA's BERT: the masked ones)
+};
 
 struct TransformerSpec {
   std::string name;    // catalogue id or "inline"
@@ -36,6 +61,14 @@ struct TransformerSpec {
   std::int64_t experts = 0;            // MLP experts per block; 0 or 1: a dense MLP
   std::int64_t experts_per_token = 0;  // top-k routing (MoE only)
   std::int64_t expert_ffn = 0;         // an expert's inner width; 0: ffn
+  bool causal = true;                  // false: bidirectional attention (an encoder)
+  NormPlacement norm_placement = NormPlacement::pre;
+  std::int64_t token_types = 0;  // rows of a token-type (segment) embedding; 0: none
+  bool pooler = false;           // BERT's pooler, built when the head uses it
+  TaskHead head{};               // set by the workload (workload.head)
+  // Rows of a learned position table when it is longer than the sequences
+  // trained on (workload.seq_len below the model's); 0: seq_len.
+  std::int64_t position_rows = 0;
 
   std::int64_t head_dim() const { return hidden / heads; }
   std::int64_t kv_width() const { return kv_heads * head_dim(); }  // columns of K (and of V)
@@ -52,9 +85,12 @@ struct TransformerSpec {
   std::int64_t expert_width() const { return expert_ffn > 0 ? expert_ffn : ffn; }
   std::int64_t expert_up_width() const { return gated_mlp ? 2 * expert_width() : expert_width(); }
 
-  std::int64_t norm_parameters() const;       // one LayerNorm / RMSNorm
-  std::int64_t position_parameters() const;   // learned table, or 0 with RoPE
-  std::int64_t embedding_parameters() const;  // token + position tables
+  std::int64_t norm_parameters() const;      // one LayerNorm / RMSNorm
+  std::int64_t position_parameters() const;  // learned table, or 0 with RoPE
+  std::int64_t token_type_parameters() const { return token_types * hidden; }
+  std::int64_t embedding_norm_parameters() const;  // post-LN's norm after the embeddings
+  // Token, position and token-type tables, and the embedding norm.
+  std::int64_t embedding_parameters() const;
   std::int64_t layer_parameters() const;      // one transformer block
   std::int64_t dense_mlp_parameters() const;  // the MLP of a dense block
   std::int64_t router_parameters() const;     // hidden x experts (0 when dense)
@@ -62,8 +98,19 @@ struct TransformerSpec {
   // Of one block, the parameters outside its experts (they stay whole under
   // expert parallelism): norms, attention, the router or the dense MLP.
   std::int64_t layer_dense_parameters() const;
-  std::int64_t final_norm_parameters() const;
-  std::int64_t lm_head_parameters() const;  // 0 when tied to the token embedding
+  std::int64_t final_norm_parameters() const;  // pre-LN's norm after the last block
+  // The task head's weights, the pooler's among them when the head uses it;
+  // a decoder tied to the token embedding counts nothing.
+  std::int64_t head_parameters() const;
+  // Of those, the ones tensor parallelism splits by vocabulary row (an untied
+  // decoder, the MLM decoder's bias).
+  std::int64_t head_vocab_parameters() const;
+  bool head_uses_pooler() const;
+  // The head's decoder reads the token embedding (a tied causal or masked LM).
+  bool head_ties_embedding() const;
+  // Logit rows per sequence and logits per row the loss reads.
+  std::int64_t head_rows_per_sequence() const;
+  std::int64_t head_columns() const;
   // Exact count, as sum(p.numel() for p in model.parameters()).
   std::int64_t parameter_count() const;
   // Parameters one token passes through: all but the experts it is not

@@ -8,6 +8,7 @@
 #include "workloads/cnn_config.hpp"
 #include "workloads/finetune_config.hpp"
 #include "workloads/inference_config.hpp"
+#include "workloads/task_head_config.hpp"
 
 namespace simctl {
 namespace {
@@ -60,6 +61,21 @@ void set_model(const ConfigNode& node, const ModelCatalogue& catalogue, Workload
   }
   node.fail("unknown model '" + id + "'; valid ids are " + join_choices(catalogue.ids()) +
             ", or give an inline mapping of layers, hidden, heads, vocab, seq_len (or kind: mlp, cnn or lstm)");
+}
+
+// Sequences shorter than the model's context (SQuAD's 384 tokens on BERT's
+// 512 positions): the learned position table keeps its rows.
+void set_sequence_length(const ConfigNode& node, WorkloadSpec& spec) {
+  if (!node.has("seq_len")) return;
+  TransformerSpec& m = spec.model;
+  if (spec.data_parallel_only_model()) node.child("seq_len").fail("seq_len applies to transformer models only");
+  const std::int64_t tokens = node.positive_integer("seq_len");
+  if (tokens > m.seq_len) {
+    node.child("seq_len").fail("must be from 1 to the model's seq_len (" + std::to_string(m.seq_len) + "), got " +
+                               std::to_string(tokens) + "; a longer context needs a model with more positions");
+  }
+  m.position_rows = m.seq_len;
+  m.seq_len = tokens;
 }
 
 // The MLP, CNN and LSTM generators build pure data-parallel DDP traces only.
@@ -474,7 +490,7 @@ void check_context(const ConfigNode& node, const WorkloadSpec& spec) {
 // bf16 stays the precision of everything but the linear layers' GEMMs.
 // `fp4` is the same with those GEMMs in 4-bit block-scaled operands.
 void set_precision(const ConfigNode& node, WorkloadSpec& spec) {
-  const std::string word = node.as_choice({"bf16", "fp16", "fp32", "fp8", "fp4"});
+  const std::string word = node.as_choice({"bf16", "fp16", "fp32", "tf32", "fp8", "fp4"});
   if (word != "fp8" && word != "fp4") {
     spec.precision = *dtype_from_string(word);
     return;
@@ -623,6 +639,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   expect_section(node, "workload");
   WorkloadSpec spec;
   set_model(node.child("model"), catalogue, spec);
+  set_sequence_length(node, spec);
   if (auto p = node.optional_child("parallel")) spec.parallel = parse_parallel(*p);
   if (auto s = node.optional_child("strategy")) spec.strategy = parse_strategy(*s);
   set_batches(node, spec);
@@ -651,6 +668,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   check_cuda_graphs(node, spec);
   check_fp8(node, spec);
   set_finetune(node, spec);
+  set_task_head(node, spec);
   check_tp_overlap_scope(node, spec);
   if (spec.data_parallel_only_model()) {
     check_mlp_plan(node, spec);

@@ -44,6 +44,10 @@ inline std::string dtype_choices() {
   return out;
 }
 
+// Whether weights in this compute dtype are their own fp32 master copy (fp32,
+// and tf32, which stores fp32 and rounds only inside tensor-core GEMMs).
+constexpr bool stored_as_fp32(DType d) { return d == DType::fp32 || d == DType::tf32; }
+
 // Storage size of one element. tf32 is stored as fp32; fp4 as its 4-bit
 // values, its block scales (one byte per 16 or 32 elements) not counted.
 constexpr double bytes_per_element(DType d) {
