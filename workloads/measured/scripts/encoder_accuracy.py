@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Simulates each BERT-large SQuAD step of workloads/measured/dle_bert_squad_steps.yaml
+"""Simulates each BERT SQuAD step of workloads/measured/dle_bert_squad_steps.yaml
 from configs/reference/dle_bert_large_squad.yaml and prints docs/accuracy.md's
 encoder table (markdown). Nothing is fitted to these points.
 
@@ -20,7 +20,7 @@ POINTS = os.path.join(ROOT, "workloads/measured/dle_bert_squad_steps.yaml")
 
 def simulate(simctl, point):
     gpus = point["gpus"]
-    sets = [f"system={os.path.join(ROOT, point['system'])}", f"workload.precision={point['precision']}",
+    sets = [f"system={os.path.join(ROOT, point['system'])}", f"workload.model={point['model']}", f"workload.precision={point['precision']}",
             f"workload.micro_batch={point['micro_batch']}",
             f"workload.global_batch={point['micro_batch'] * gpus}", f"workload.parallel.data={gpus}"]
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
@@ -33,13 +33,13 @@ def simulate(simctl, point):
 
 def main(simctl):
     points = yaml.safe_load(open(POINTS))["points"]
-    print("| GPU | GPUs | precision | micro-batch | measured [s/step] | simulated [s/step] | error | missing [ms] |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| model | GPU | GPUs | precision | micro-batch | measured [s/step] | simulated [s/step] | error | missing [ms] |")
+    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for p in points:
         sim = simulate(simctl, p)
         error = (sim / p["step_s"] - 1) * 100
         missing = (p["step_s"] - sim) * 1e3
-        print(f"| {p['gpu']} | {p['gpus']} | {p['precision']} | {p['micro_batch']} | {p['step_s']:.4f} | "
+        print(f"| {p['model']} | {p['gpu']} | {p['gpus']} | {p['precision']} | {p['micro_batch']} | {p['step_s']:.4f} | "
               f"{sim:.4f} | {error:+.1f} % | {missing:.0f} |")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Steady-state step times of BERT-large SQuAD fine-tuning from Lambda's
+"""Steady-state step times of BERT-large and BERT-base SQuAD fine-tuning from Lambda's
 deep-learning benchmark logs, written as workloads/measured/dle_bert_squad_steps.yaml.
 
     python3 extract_lambda_bert_steps.py LAMBDA_CHECKOUT > workloads/measured/dle_bert_squad_steps.yaml
@@ -17,22 +17,25 @@ import subprocess
 import sys
 
 # (label, results folder, precision word in the log folder, simctl system,
-#  simctl precision, GPUs). FP32 logs ran TF32 GEMMs on Ampere and later
+#  simctl precision, GPUs, host: an HGX server, a cloud VM or a workstation).
+# FP32 logs ran TF32 GEMMs on Ampere and later
 # (NGC containers enable TF32 by default); the V100 has no TF32.
 RUNS = [
-    ("A100 80GB SXM4 (2021)", "A100_80GB_SXM4", "FP16", "configs/systems/dgx_a100.yaml", "fp16", 1),
-    ("A100 80GB SXM4 (2021)", "A100_80GB_SXM4", "FP32", "configs/systems/dgx_a100.yaml", "tf32", 1),
-    ("A100 80GB SXM4 (2022)", "A100_80GB_SXM4_v1", "FP16", "configs/systems/dgx_a100.yaml", "fp16", 1),
-    ("A100 80GB SXM4 (2022)", "A100_80GB_SXM4_v1", "FP32", "configs/systems/dgx_a100.yaml", "tf32", 1),
-    ("8x A100 80GB SXM4 (2021)", "8xA100_80GB_SXM4", "FP16", "configs/systems/dgx_a100.yaml", "fp16", 8),
-    ("H100 80GB SXM5", "H100_80GB_SXM5_v1", "FP16", "configs/systems/h100_sxm_x1.yaml", "fp16", 1),
-    ("H100 80GB SXM5", "H100_80GB_SXM5_v1", "FP32", "configs/systems/h100_sxm_x1.yaml", "tf32", 1),
-    ("V100 16GB (Lambda Cloud)", "LambdaCloud_V100_16GB_v1", "FP16", "configs/systems/dgx1_v100.yaml", "fp16", 1),
-    ("V100 16GB (Lambda Cloud)", "LambdaCloud_V100_16GB_v1", "FP32", "configs/systems/dgx1_v100.yaml", "fp32", 1),
-    ("RTX 4090", "4090_v1", "FP16", "configs/systems/rtx4090_x1_workstation.yaml", "fp16", 1),
-    ("RTX 4090", "4090_v1", "FP32", "configs/systems/rtx4090_x1_workstation.yaml", "tf32", 1),
-    ("RTX 3090", "3090_v1", "FP16", "configs/systems/rtx3090_x1_workstation.yaml", "fp16", 1),
-    ("RTX 3090", "3090_v1", "FP32", "configs/systems/rtx3090_x1_workstation.yaml", "tf32", 1),
+    ("A100 80GB SXM4 (2021)", "A100_80GB_SXM4", "FP16", "configs/systems/dgx_a100.yaml", "fp16", 1, "server"),
+    ("A100 80GB SXM4 (2021)", "A100_80GB_SXM4", "FP32", "configs/systems/dgx_a100.yaml", "tf32", 1, "server"),
+    ("A100 80GB SXM4 (2022)", "A100_80GB_SXM4_v1", "FP16", "configs/systems/dgx_a100.yaml", "fp16", 1, "server"),
+    ("A100 80GB SXM4 (2022)", "A100_80GB_SXM4_v1", "FP32", "configs/systems/dgx_a100.yaml", "tf32", 1, "server"),
+    ("8x A100 80GB SXM4 (2021)", "8xA100_80GB_SXM4", "FP16", "configs/systems/dgx_a100.yaml", "fp16", 8, "server"),
+    ("H100 80GB SXM5", "H100_80GB_SXM5_v1", "FP16", "configs/systems/h100_sxm_x1.yaml", "fp16", 1, "server"),
+    ("H100 80GB SXM5", "H100_80GB_SXM5_v1", "FP32", "configs/systems/h100_sxm_x1.yaml", "tf32", 1, "server"),
+    ("V100 16GB (Lambda Cloud)", "LambdaCloud_V100_16GB_v1", "FP16", "configs/systems/dgx1_v100.yaml", "fp16", 1,
+     "cloud_vm"),
+    ("V100 16GB (Lambda Cloud)", "LambdaCloud_V100_16GB_v1", "FP32", "configs/systems/dgx1_v100.yaml", "fp32", 1,
+     "cloud_vm"),
+    ("RTX 4090", "4090_v1", "FP16", "configs/systems/rtx4090_x1_workstation.yaml", "fp16", 1, "workstation"),
+    ("RTX 4090", "4090_v1", "FP32", "configs/systems/rtx4090_x1_workstation.yaml", "tf32", 1, "workstation"),
+    ("RTX 3090", "3090_v1", "FP16", "configs/systems/rtx3090_x1_workstation.yaml", "fp16", 1, "workstation"),
+    ("RTX 3090", "3090_v1", "FP32", "configs/systems/rtx3090_x1_workstation.yaml", "tf32", 1, "workstation"),
 ]
 # tqdm's bar: "51/174 [" (iterations done of the epoch's).
 EPOCH = re.compile(r"\d+/(\d+) \[")
@@ -44,8 +47,12 @@ def git(checkout, *args):
                           errors="replace").stdout
 
 
-def log_path(checkout, folder, precision):
-    prefix = f"pytorch/results/{folder}/PyTorch_bert_large_squad_{precision}/"
+# Lambda's benchmark names and the catalogue's.
+MODELS = [("bert_large", "bert-large-uncased"), ("bert_base", "bert-base-uncased")]
+
+
+def log_path(checkout, folder, model, precision):
+    prefix = f"pytorch/results/{folder}/PyTorch_{model}_squad_{precision}/"
     logs = [p for p in git(checkout, "ls-tree", "-r", "--name-only", "HEAD", prefix).split() if p.endswith(".txt")]
     if len(logs) != 1:
         sys.exit(f"{prefix}: expected one log, found {logs}")
@@ -59,7 +66,7 @@ def steady_step_s(text):
     (t0, i0), (t1, i1) = stamps[-2], stamps[-1]
     per_epoch = int(EPOCH.search(text).group(1))
     if int(i1) > per_epoch:
-        sys.exit(f"iterations {i0}-{i1} cross the end of a {per_epoch}-step epoch")
+        raise ValueError(f"iterations {i0}-{i1} cross the end of its {per_epoch}-step epoch")
     fmt = "%Y-%m-%d %H:%M:%S.%f"
     seconds = (datetime.datetime.strptime(t1, fmt) - datetime.datetime.strptime(t0, fmt)).total_seconds()
     return seconds / (int(i1) - int(i0)), int(i0), int(i1)
@@ -68,23 +75,34 @@ def steady_step_s(text):
 def main(checkout):
     commit = git(checkout, "rev-parse", "HEAD").strip()
     print("# Generated by workloads/measured/scripts/extract_lambda_bert_steps.py; do not edit by hand.")
-    print("# BERT-large SQuAD v1.1 fine-tuning (NVIDIA DeepLearningExamples PyTorch run_squad.py:")
+    print("# BERT SQuAD v1.1 fine-tuning (NVIDIA DeepLearningExamples PyTorch run_squad.py:")
     print("# sequence 384, dropout 0.1, unfused attention, fp16 through apex amp O2 with FusedAdam or")
     print("# fp32/TF32 with BertAdam) as Lambda's benchmark ran it, steady seconds per step.")
     print(f"source: lambdal/deeplearning-benchmark@{commit}")
     print("points:")
-    for label, folder, precision, system, simctl_precision, gpus in RUNS:
-        path = log_path(checkout, folder, precision)
-        text = git(checkout, "show", f"HEAD:{path}")
-        batch = int(re.search(r"--train_batch_size=(\d+)", text).group(1))
+    for lambda_model, model in MODELS:
+        for run in RUNS:
+            print_point(checkout, lambda_model, model, *run)
+
+
+def print_point(checkout, lambda_model, model, label, folder, precision, system, simctl_precision, gpus, host):
+    path = log_path(checkout, folder, lambda_model, precision)
+    text = git(checkout, "show", f"HEAD:{path}")
+    batch = int(re.search(r"--train_batch_size=(\d+)", text).group(1))
+    try:
         step_s, first, last = steady_step_s(text)
-        print(f"  - gpu: \"{label}\"")
-        print(f"    log: \"{path}\"")
-        print(f"    system: {system}")
-        print(f"    gpus: {gpus}")
-        print(f"    precision: {simctl_precision}")
-        print(f"    micro_batch: {batch}")
-        print(f"    step_s: {step_s:.4f}  # iterations {first} to {last}")
+    except ValueError as why:
+        print(f"  # {model} on {label}, {simctl_precision}: left out, {why}")
+        return
+    print(f"  - model: {model}")
+    print(f"    gpu: \"{label}\"")
+    print(f"    log: \"{path}\"")
+    print(f"    system: {system}")
+    print(f"    gpus: {gpus}")
+    print(f"    host: {host}")
+    print(f"    precision: {simctl_precision}")
+    print(f"    micro_batch: {batch}")
+    print(f"    step_s: {step_s:.4f}  # iterations {first} to {last}")
 
 
 if __name__ == "__main__":
