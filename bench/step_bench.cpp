@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   const double cpu1 = cpu_seconds();
   Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
   executor.set_replay_mode(mode);
+  executor.set_fold_tolerance(scenario.fold_tolerance);
   const ExecutionResult result = executor.run();
   const double run_s = seconds_since(t1);
   const double run_cpu = cpu_seconds() - cpu1;
@@ -67,6 +68,12 @@ int main(int argc, char** argv) {
   std::printf("ops               %zu over %zu ranks\n", report.ops, scenario.trace.ranks.size());
   std::printf("replayed          %s (%u replicas folded into one)\n",
               executor.replicas_folded() > 1 ? "alike replicas once" : "every rank", executor.replicas_folded());
+  if (scenario.fold_tolerance > 0 && executor.replicas_folded() > 1) {
+    std::printf(
+        "fold tolerance    %.3f us (replay.fold_tolerance: images' ops may end this far from the "
+        "representative's)\n",
+        ps_to_seconds(scenario.fold_tolerance) * 1e6);
+  }
   if (const auto& abandoned = executor.fold_abandoned()) {
     std::printf("fold abandoned    at %.3f s simulated: %s\n", ps_to_seconds(abandoned->at), abandoned->reason.c_str());
   }

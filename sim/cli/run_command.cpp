@@ -138,6 +138,7 @@ int run_command_main(const ParsedOptions& options, std::ostream& out) {
   const OutputSelection selection = output_selection(options, static_cast<std::uint32_t>(scenario.trace.ranks.size()));
   progress.stage("simulating");
   Executor executor(scenario.system, scenario.catalogue, scenario.trace, scenario.tuning, scenario.collectives);
+  executor.set_fold_tolerance(scenario.fold_tolerance);
   if (progress.live()) executor.on_progress([&progress](const ReplayProgress& p) { progress.replay(p); });
   const ExecutionResult result = within_clock(scenario, options.positionals[0], [&executor] { return executor.run(); });
   progress.stage("building report");

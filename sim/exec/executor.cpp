@@ -686,7 +686,7 @@ void Executor::note_end(std::uint32_t check) {
   EndCheck& c = checks_[check];
   if (c.end < 0) {
     c.end = engine_.now();
-  } else if (c.end != engine_.now()) {
+  } else if (c.end < engine_.now() - fold_tolerance_ || c.end > engine_.now() + fold_tolerance_) {
     abandon_fold(std::string("an image's ") + c.what + " ended at another time than the representative's");
   }
   if (--c.pending == 0) checks_.release(check);

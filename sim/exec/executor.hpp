@@ -69,6 +69,14 @@ class Executor {
   ExecutionResult run();
 
   void set_replay_mode(ReplayMode mode) { mode_ = mode; }
+  // How far an image's transfer, copy or cross-node call may end from the
+  // representative's and the fold still hold (the run config's
+  // `replay.fold_tolerance`). 0, the default, keeps the fold exact: its
+  // answer is the full replay's, byte for byte. Above 0 the images share
+  // the representative's timings though theirs differ by up to this much
+  // per such op (a route through a spine or core where the
+  // representative's stays under one leaf: a few hops of latency).
+  void set_fold_tolerance(TimePs tolerance) { fold_tolerance_ = tolerance; }
   // Replicas the last run() replayed as one (1: every rank was replayed).
   std::uint32_t replicas_folded() const { return folded_replicas_; }
   // Why the last run() replayed every rank after trying to fold alike
@@ -181,6 +189,7 @@ class Executor {
   CollectiveTuning tuning_;
   CollectiveOverrides overrides_;
   ReplayMode mode_ = ReplayMode::fold_alike;
+  TimePs fold_tolerance_ = 0;
   std::optional<ReplicaFold> fold_;  // set while a folded replay runs
   bool fold_broken_ = false;
   std::optional<FoldAbandoned> fold_abandoned_;

@@ -40,6 +40,7 @@ class StepPricer {
   ServingStep replay_with_breakdown(const InferenceStep& step) const {
     const Trace trace = trace_for(step);
     Executor executor(s_.system, s_.catalogue, trace, s_.tuning, s_.collectives);
+    executor.set_fold_tolerance(s_.fold_tolerance);
     const ExecutionResult result = executor.run();
     const StepReport report = build_step_report(trace, result, s_.system, s_.catalogue, s_.labels);
     const TimeBreakdown& b = report.mean;
@@ -59,6 +60,7 @@ class StepPricer {
     if (auto found = memo_.find(key); found != memo_.end()) return found->second;
     const Trace trace = trace_for(step);
     Executor executor(s_.system, s_.catalogue, trace, s_.tuning, s_.collectives);
+    executor.set_fold_tolerance(s_.fold_tolerance);
     const double t = ps_to_seconds(executor.run().step_time);
     memo_.emplace(key, t);
     return t;

@@ -433,6 +433,23 @@ void check_inference_run(const ConfigNode& workload, const WorkloadSpec& spec) {
   }
 }
 
+// `replay: {fold_tolerance: T}`: how far images' ends may stray from the
+// representative's in a folded replay (Executor::set_fold_tolerance).
+constexpr TimePs kMaxFoldTolerance = 1'000'000'000;  // 1 ms
+
+TimePs parse_fold_tolerance(const ConfigNode& root) {
+  const auto replay = root.optional_child("replay");
+  if (!replay) return 0;
+  expect_section(*replay, "replay");
+  if (!replay->has("fold_tolerance")) return 0;
+  const TimePs tolerance = replay->time("fold_tolerance");
+  if (tolerance > kMaxFoldTolerance) {
+    replay->child("fold_tolerance")
+        .fail("must be from 0 s to 1 ms: a bound on each folded op's drift, a few hops of latency (2 us)");
+  }
+  return tolerance;
+}
+
 Scenario load_overridden(const std::string& config_path, const ScenarioOptions& options) {
   const ConfigNode root = ConfigNode::load_file(config_path);
   const ConfigOverrides file_overrides = apply_root_overrides(root, options.overrides);
@@ -449,7 +466,8 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
              {},
              parse_costs(root),
              false,
-             {}};
+             {},
+             parse_fold_tolerance(root)};
   const ConfigNode system_node = section(root, "system", file_overrides);
   if (options.system && !reaches_system(options.overrides)) {
     s.system = *options.system;

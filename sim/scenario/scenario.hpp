@@ -35,6 +35,7 @@ struct Scenario {
   CostSpec costs;                                    // optional pricing/power sections (sim/report/costs.hpp)
   bool replays_trace_file = false;                   // `workload: {trace: FILE}`: no plan, no memory estimate
   CollectiveOverrides collectives;                   // `collectives:`: pinned algorithms, SHARP (Executor)
+  TimePs fold_tolerance = 0;                         // `replay.fold_tolerance` (Executor::set_fold_tolerance)
 };
 
 // The catalogues every scenario is checked against. Parsing them is most of

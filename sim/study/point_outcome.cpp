@@ -98,6 +98,7 @@ PointOutcome evaluate_point(const std::string& config_path, const ConfigOverride
   }
   const StudyCosts costs = study_costs(s, CostDefaults::load());
   Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+  executor.set_fold_tolerance(s.fold_tolerance);
   std::optional<ExecutionResult> replayed;
   try {
     replayed = within_clock(s, config_path, [&executor] { return executor.run(); });

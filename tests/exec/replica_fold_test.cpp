@@ -10,6 +10,7 @@
 #include <fstream>
 #include <optional>
 
+#include "sim/config/config_error.hpp"
 #include "sim/exec/executor.hpp"
 #include "sim/report/render.hpp"
 #include "sim/report/rendezvous.hpp"
@@ -25,6 +26,7 @@ namespace {
 struct Replays {
   std::string folded;  // JSON report of the default replay
   std::string full;    // JSON report of the replay of every rank
+  double folded_step_s = 0, full_step_s = 0;
   // Ranks whose op timings, as ExecutionResult::timeline gives them, differ
   // between the two replays (an image shares its representative's).
   std::uint32_t ranks_timed_otherwise = 0;
@@ -48,7 +50,9 @@ Replays replay_both(const std::string& config_path) {
   const Scenario s = load_scenario(config_path);
   Replays out;
   Executor folded(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+  folded.set_fold_tolerance(s.fold_tolerance);
   const ExecutionResult folded_result = folded.run();
+  out.folded_step_s = ps_to_seconds(folded_result.step_time);
   out.folded = report_json(s, folded_result);
   out.replicas_folded = folded.replicas_folded();
   out.abandoned = folded.fold_abandoned();
@@ -56,6 +60,7 @@ Replays replay_both(const std::string& config_path) {
   full.set_replay_mode(ReplayMode::every_rank);
   const ExecutionResult full_result = full.run();
   out.full = report_json(s, full_result);
+  out.full_step_s = ps_to_seconds(full_result.step_time);
   REQUIRE(full.replicas_folded() == 1);
   REQUIRE(folded_result.rank_count() == full_result.rank_count());
   for (std::uint32_t r = 0; r < full_result.rank_count(); ++r) {
@@ -123,6 +128,31 @@ std::string write_multi_leaf_system(const TempDir& dir, const std::string& routi
                       "{kind: fat_tree, tiers: 2, radix: 16, rail_optimised: true, link: infiniband_ndr, "
                       "nics: \"nic[*]\"" +
                           routing + "}");
+}
+
+// 12 DGX H100 nodes on a rail-optimised fat tree of radix-16 switches (two
+// leaves of 6 nodes on each rail, static routing), running TP 8 x PP 3 x
+// DP 4: replica d's stages sit on nodes d, d + 4 and d + 8, so replica 0
+// passes its activations to stage 1 under one leaf and to stage 2 through a
+// spine, and replica 2 the other way round.
+// `extra` is appended to the run config.
+std::string write_strided_stages_run(const TempDir& dir, const std::string& extra) {
+  const auto system = dir.path() / "system.yaml";
+  std::ofstream(system) << "system:\n"
+                        << "  name: 12x DGX H100, rail-optimised fat tree of radix 16\n"
+                        << "  node_templates:\n"
+                        << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
+                        << "  nodes:\n"
+                        << "    - {template: dgx_h100, count: 12}\n"
+                        << "  fabric: {kind: fat_tree, tiers: 2, radix: 16, rail_optimised: true, "
+                        << "link: infiniband_ndr, nics: \"nic[*]\", routing: static}\n";
+  const auto run = dir.path() / "run.yaml";
+  std::ofstream(run) << "system: " << system.string() << "\n"
+                     << "workload: {model: gpt-1.3b, parallel: {data: 4, tensor: 8, pipeline: 3, sequence: true}, "
+                     << "strategy: ddp, micro_batch: 1, global_batch: 16, precision: bf16, optimizer: adam, "
+                     << "activation_recompute: selective}\n"
+                     << extra;
+  return run.string();
 }
 
 }  // namespace
@@ -204,4 +234,37 @@ TEST_CASE("TP overlap's ring steps inside a node fold like node-local collective
   CHECK(r.folded == r.full);
   CHECK(r.ranks_timed_otherwise == 0);
   CHECK(r.ranks_met_otherwise == 0);
+}
+
+TEST_CASE("replay.fold_tolerance folds replicas whose transfers differ by a spine's latency, near the full replay",
+          "[exec][fold]") {
+  const TempDir dir("fold_tolerance");
+  // Exact: replica 2's first transfer crosses a spine where replica 0's
+  // stays under its leaf, so it ends a few hops later: the fold is abandoned.
+  const Replays exact = replay_both(write_strided_stages_run(dir, ""));
+  CHECK(exact.replicas_folded == 1);
+  REQUIRE(exact.abandoned);
+  CHECK_THAT(exact.abandoned->reason, Catch::Contains("pipeline transfer"));
+  CHECK(exact.folded == exact.full);
+  // With a tolerance above those hops the replicas fold, and the step moves
+  // by no more than the tolerance times the transfers on its critical path.
+  const TempDir dir2("fold_tolerance2");
+  const Replays loose = replay_both(write_strided_stages_run(dir2, "replay: {fold_tolerance: 5 us}\n"));
+  CHECK(loose.replicas_folded == 4);
+  CHECK_FALSE(loose.abandoned);
+  CHECK(loose.full_step_s == exact.full_step_s);  // the tolerance touches the folded replay only
+  CHECK(loose.folded_step_s == Approx(loose.full_step_s).epsilon(1e-3));
+}
+
+TEST_CASE("a fold tolerance that is no time or beyond 1 ms is refused at its field", "[exec][fold]") {
+  const TempDir dir("fold_tolerance_bad");
+  for (const char* bad : {"replay: {fold_tolerance: 2 ms}\n", "replay: {fold_tolerance: fast}\n",
+                          "replay: {fold_tolerance: 1 us, tolerance: 2 us}\n"}) {
+    try {
+      load_scenario(write_strided_stages_run(dir, bad));
+      FAIL("accepted " << bad);
+    } catch (const ConfigError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains("replay"));
+    }
+  }
 }
