@@ -69,10 +69,8 @@ int main(int argc, char** argv) {
   std::printf("replayed          %s (%u replicas folded into one)\n",
               executor.replicas_folded() > 1 ? "alike replicas once" : "every rank", executor.replicas_folded());
   if (scenario.fold_tolerance > 0 && executor.replicas_folded() > 1) {
-    std::printf(
-        "fold tolerance    %.3f us (replay.fold_tolerance: images' ops may end this far from the "
-        "representative's)\n",
-        ps_to_seconds(scenario.fold_tolerance) * 1e6);
+    std::printf("fold tolerance    %.3f us (replay.fold_tolerance); the largest drift accepted %.3f us\n",
+                ps_to_seconds(scenario.fold_tolerance) * 1e6, ps_to_seconds(executor.fold_drift()) * 1e6);
   }
   if (const auto& abandoned = executor.fold_abandoned()) {
     std::printf("fold abandoned    at %.3f s simulated: %s\n", ps_to_seconds(abandoned->at), abandoned->reason.c_str());

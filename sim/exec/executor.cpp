@@ -182,6 +182,7 @@ ExecutionResult Executor::replay_once() {
   checks_.clear();
   local_usage_.clear();
   fold_broken_ = false;
+  fold_drift_ = 0;
   pending_peers_.clear();
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
@@ -686,8 +687,13 @@ void Executor::note_end(std::uint32_t check) {
   EndCheck& c = checks_[check];
   if (c.end < 0) {
     c.end = engine_.now();
-  } else if (c.end < engine_.now() - fold_tolerance_ || c.end > engine_.now() + fold_tolerance_) {
-    abandon_fold(std::string("an image's ") + c.what + " ended at another time than the representative's");
+  } else {
+    const TimePs drift = c.end > engine_.now() ? c.end - engine_.now() : engine_.now() - c.end;
+    if (drift > fold_tolerance_) {
+      abandon_fold(std::string("an image's ") + c.what + " ended at another time than the representative's");
+    } else {
+      fold_drift_ = std::max(fold_drift_, drift);
+    }
   }
   if (--c.pending == 0) checks_.release(check);
 }

@@ -77,6 +77,9 @@ class Executor {
   // per such op (a route through a spine or core where the
   // representative's stays under one leaf: a few hops of latency).
   void set_fold_tolerance(TimePs tolerance) { fold_tolerance_ = tolerance; }
+  // The largest distance between an image's end and the first end of the
+  // same op that the last run()'s fold accepted (0 when exact).
+  TimePs fold_drift() const { return fold_drift_; }
   // Replicas the last run() replayed as one (1: every rank was replayed).
   std::uint32_t replicas_folded() const { return folded_replicas_; }
   // Why the last run() replayed every rank after trying to fold alike
@@ -190,6 +193,7 @@ class Executor {
   CollectiveOverrides overrides_;
   ReplayMode mode_ = ReplayMode::fold_alike;
   TimePs fold_tolerance_ = 0;
+  TimePs fold_drift_ = 0;
   std::optional<ReplicaFold> fold_;  // set while a folded replay runs
   bool fold_broken_ = false;
   std::optional<FoldAbandoned> fold_abandoned_;

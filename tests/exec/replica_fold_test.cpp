@@ -27,6 +27,7 @@ struct Replays {
   std::string folded;  // JSON report of the default replay
   std::string full;    // JSON report of the replay of every rank
   double folded_step_s = 0, full_step_s = 0;
+  TimePs fold_drift = 0;  // the largest drift the folded replay accepted
   // Ranks whose op timings, as ExecutionResult::timeline gives them, differ
   // between the two replays (an image shares its representative's).
   std::uint32_t ranks_timed_otherwise = 0;
@@ -53,6 +54,7 @@ Replays replay_both(const std::string& config_path) {
   folded.set_fold_tolerance(s.fold_tolerance);
   const ExecutionResult folded_result = folded.run();
   out.folded_step_s = ps_to_seconds(folded_result.step_time);
+  out.fold_drift = folded.fold_drift();
   out.folded = report_json(s, folded_result);
   out.replicas_folded = folded.replicas_folded();
   out.abandoned = folded.fold_abandoned();
@@ -252,6 +254,8 @@ TEST_CASE("replay.fold_tolerance folds replicas whose transfers differ by a spin
   const Replays loose = replay_both(write_strided_stages_run(dir2, "replay: {fold_tolerance: 5 us}\n"));
   CHECK(loose.replicas_folded == 4);
   CHECK_FALSE(loose.abandoned);
+  CHECK(loose.fold_drift > 0);  // the images' ends did stray, and by less than the tolerance
+  CHECK(loose.fold_drift <= seconds_to_ps(5e-6));
   CHECK(loose.full_step_s == exact.full_step_s);  // the tolerance touches the folded replay only
   CHECK(loose.folded_step_s == Approx(loose.full_step_s).epsilon(1e-3));
 }
