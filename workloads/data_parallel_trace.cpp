@@ -28,9 +28,7 @@ Sizes sizes_of(const WorkloadSpec& spec) {
   const double params = static_cast<double>(spec.model.parameter_count());
   // The head's logits: every position's vocabulary for an LM, less for a
   // task head (transformer_spec.hpp).
-  const auto& m = spec.model;
-  const double logits =
-      static_cast<double>(spec.micro_batch * m.head_rows_per_sequence()) * static_cast<double>(m.head_columns());
+  const double logits = static_cast<double>(spec.micro_batch) * spec.model.head_logits_per_sequence();
   return {params * bytes_per_element(spec.precision), params * bytes_per_element(spec.ddp.grad_dtype),
           model_input_bytes_per_sample(spec) * static_cast<double>(spec.micro_batch),
           logits * bytes_per_element(spec.precision)};

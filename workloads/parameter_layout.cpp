@@ -109,30 +109,36 @@ void push_linear(std::vector<ParameterTensor>& out, const std::string& name, std
   out.push_back({name + ".bias", outputs});
 }
 
+}  // namespace
+
 // HF transformers' names: BertForPreTraining's cls.*, BertPooler, the
 // classifier of BertForSequenceClassification, qa_outputs of
 // BertForQuestionAnswering.
-void push_head_tensors(std::vector<ParameterTensor>& out, const TransformerSpec& spec) {
+std::vector<ParameterTensor> head_parameter_tensors(const TransformerSpec& spec) {
+  std::vector<ParameterTensor> out;
   const std::int64_t h = spec.hidden;
   if (spec.head_uses_pooler()) push_linear(out, "pooler.dense", h, h);
   switch (spec.head.kind) {
     case HeadKind::causal_lm:
       if (!spec.tied_embeddings) out.push_back({"lm_head.weight", spec.vocab * h});
-      return;
+      break;
     case HeadKind::masked_lm:
       push_linear(out, "cls.predictions.transform.dense", h, h);
       push_norm(out, spec, "cls.predictions.transform.LayerNorm");
       if (!spec.tied_embeddings) out.push_back({"cls.predictions.decoder.weight", spec.vocab * h});
       out.push_back({"cls.predictions.bias", spec.vocab});
       if (spec.head_uses_pooler()) push_linear(out, "cls.seq_relationship", h, 2);
-      return;
+      break;
     case HeadKind::sequence_classification:
       if (!spec.head_uses_pooler()) push_linear(out, "classifier.dense", h, h);  // RoBERTa's head
       push_linear(out, "classifier", h, spec.head.labels);
-      return;
-    case HeadKind::question_answering: push_linear(out, "qa_outputs", h, 2); return;
+      break;
+    case HeadKind::question_answering: push_linear(out, "qa_outputs", h, 2); break;
   }
+  return out;
 }
+
+namespace {
 
 std::size_t first_after_blocks(const TransformerSpec& spec) {
   return leading_tensors(spec) + static_cast<std::size_t>(spec.layers) * block_tensors(spec).size();
@@ -201,9 +207,7 @@ std::size_t lm_head_index(const TransformerSpec& spec) {
 }
 
 std::vector<std::size_t> head_tensor_indices(const TransformerSpec& spec) {
-  std::vector<ParameterTensor> head;
-  push_head_tensors(head, spec);
-  return index_range(first_after_blocks(spec) + final_norm_indices(spec).size(), head.size());
+  return index_range(first_after_blocks(spec) + final_norm_indices(spec).size(), head_parameter_tensors(spec).size());
 }
 
 std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec) {
@@ -219,7 +223,7 @@ std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec) {
     }
   }
   if (spec.norm_placement == NormPlacement::pre) push_norm(out, spec, "ln_f");
-  push_head_tensors(out, spec);
+  for (auto& t : head_parameter_tensors(spec)) out.push_back(std::move(t));
   return out;
 }
 

@@ -69,5 +69,8 @@ std::size_t lm_head_index(const TransformerSpec& spec);
 std::vector<std::size_t> head_tensor_indices(const TransformerSpec& spec);  // every tensor after the final norm
 
 std::vector<ParameterTensor> parameter_tensors(const TransformerSpec& spec);
+// The head's tensors (after the final norm), in that order: what
+// TransformerSpec::head_parameters() sums.
+std::vector<ParameterTensor> head_parameter_tensors(const TransformerSpec& spec);
 
 }  // namespace simctl

@@ -36,8 +36,7 @@ ComputeWork stream(const PassGeometry& g, ComputeKind kind, double elements, dou
 std::int64_t hidden(const PassGeometry& g) { return g.p.model.hidden; }
 std::int64_t sequences(const PassGeometry& g) { return g.p.micro_batch; }
 double logit_elements(const PassGeometry& g) {
-  const auto& m = g.p.model;
-  return static_cast<double>(g.p.micro_batch * m.head_rows_per_sequence()) * static_cast<double>(m.head_columns());
+  return static_cast<double>(g.p.micro_batch) * g.p.model.head_logits_per_sequence();
 }
 
 // The pooler (or RoBERTa's head dense): tanh(W x) on each sequence's first token.

@@ -1,5 +1,7 @@
 #include "workloads/transformer_spec.hpp"
 
+#include "workloads/parameter_layout.hpp"
+
 namespace simctl {
 
 std::int64_t TransformerSpec::norm_parameters() const { return norm == NormKind::layer_norm ? 2 * hidden : hidden; }
@@ -69,19 +71,11 @@ std::int64_t TransformerSpec::head_vocab_parameters() const {
   return head.kind == HeadKind::masked_lm ? decoder + vocab : 0;  // the MLM decoder has a bias
 }
 
+// Counted from the tensor list, so the count and the layout cannot disagree.
 std::int64_t TransformerSpec::head_parameters() const {
-  const std::int64_t dense = hidden * hidden + hidden;  // a biased hidden x hidden layer (pooler, transform)
-  switch (head.kind) {
-    case HeadKind::causal_lm: return head_vocab_parameters();
-    case HeadKind::masked_lm: {
-      const std::int64_t next_sentence = head_uses_pooler() ? dense + 2 * hidden + 2 : 0;
-      return dense + norm_parameters() + head_vocab_parameters() + next_sentence;
-    }
-    // The pooler, or RoBERTa's head dense of the same shape.
-    case HeadKind::sequence_classification: return dense + head.labels * hidden + head.labels;
-    case HeadKind::question_answering: return 2 * hidden + 2;
-  }
-  return 0;
+  std::int64_t sum = 0;
+  for (const auto& t : head_parameter_tensors(*this)) sum += t.elements;
+  return sum;
 }
 
 std::int64_t TransformerSpec::head_rows_per_sequence() const {

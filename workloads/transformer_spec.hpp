@@ -111,6 +111,9 @@ struct TransformerSpec {
   // Logit rows per sequence and logits per row the loss reads.
   std::int64_t head_rows_per_sequence() const;
   std::int64_t head_columns() const;
+  double head_logits_per_sequence() const {
+    return static_cast<double>(head_rows_per_sequence()) * static_cast<double>(head_columns());
+  }
   // Exact count, as sum(p.numel() for p in model.parameters()).
   std::int64_t parameter_count() const;
   // Parameters one token passes through: all but the experts it is not

@@ -99,8 +99,8 @@ std::string write_run(const TempDir& dir, const std::string& system_file, const 
   return path.string();
 }
 
-// 16 DGX H100 nodes named `name` on the fabric `fabric` (a flow mapping).
-std::string write_system(const TempDir& dir, const std::string& name, const std::string& fabric) {
+// `nodes` DGX H100 nodes named `name` on the fabric `fabric` (a flow mapping).
+std::string write_system(const TempDir& dir, const std::string& name, const std::string& fabric, int nodes = 16) {
   const auto path = dir.path() / "system.yaml";
   std::ofstream out(path);
   out << "system:\n"
@@ -108,7 +108,7 @@ std::string write_system(const TempDir& dir, const std::string& name, const std:
       << "  node_templates:\n"
       << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
       << "  nodes:\n"
-      << "    - {template: dgx_h100, count: 16}\n"
+      << "    - {template: dgx_h100, count: " << nodes << "}\n"
       << "  fabric: " << fabric << "\n";
   return path.string();
 }
@@ -139,17 +139,12 @@ std::string write_multi_leaf_system(const TempDir& dir, const std::string& routi
 // spine, and replica 2 the other way round.
 // `extra` is appended to the run config.
 std::string write_strided_stages_run(const TempDir& dir, const std::string& extra) {
-  const auto system = dir.path() / "system.yaml";
-  std::ofstream(system) << "system:\n"
-                        << "  name: 12x DGX H100, rail-optimised fat tree of radix 16\n"
-                        << "  node_templates:\n"
-                        << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
-                        << "  nodes:\n"
-                        << "    - {template: dgx_h100, count: 12}\n"
-                        << "  fabric: {kind: fat_tree, tiers: 2, radix: 16, rail_optimised: true, "
-                        << "link: infiniband_ndr, nics: \"nic[*]\", routing: static}\n";
+  const std::string system = write_system(dir, "12x DGX H100, rail-optimised fat tree of radix 16",
+                                          "{kind: fat_tree, tiers: 2, radix: 16, rail_optimised: true, "
+                                          "link: infiniband_ndr, nics: \"nic[*]\", routing: static}",
+                                          12);
   const auto run = dir.path() / "run.yaml";
-  std::ofstream(run) << "system: " << system.string() << "\n"
+  std::ofstream(run) << "system: " << system << "\n"
                      << "workload: {model: gpt-1.3b, parallel: {data: 4, tensor: 8, pipeline: 3, sequence: true}, "
                      << "strategy: ddp, micro_batch: 1, global_batch: 16, precision: bf16, optimizer: adam, "
                      << "activation_recompute: selective}\n"
