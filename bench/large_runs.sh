@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #34's four large bench cases, one after the other, each a
 # `bench_step` run (CPU seconds, peak RSS, events; see bench/step_bench.cpp):
-#   megatron_458b_h100x6144     a 458B Megatron-Core plan on 6,144 H100s, TP overlap, ECMP
+#   megatron_458b_h100x6144     a 458B Megatron-Core plan on 6,144 H100s, TP overlap, adaptive routing
 #   llama3_405b_16k_ecmp        Llama 3 405B on 16,384 H100s under ECMP
 #   gpt3_175b_fp8_h100x11616    MLPerf v4.0's GPT-3 175B fp8 plan on 11,616 H100s
 #   llama3_405b_h100x100352     Llama 3 405B on 100,352 H100s, 3-tier 400 GbE

@@ -28,13 +28,23 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
     });
     return id;
   }
-  for (LinkId link : path.links) {
-    if (link >= links_.size()) throw std::out_of_range("FlowNetwork::start: path uses an unknown link");
-  }
   const std::uint32_t slot = slots_.acquire();
   Flow& flow = slots_[slot];
   flow.id = id;
-  flow.links.assign(path.links.begin(), path.links.end());
+  flow.links.clear();
+  flow.counted.clear();
+  for (LinkId link : path.links) {
+    if (link >= links_.size()) {
+      slots_.release(slot);
+      throw std::out_of_range("FlowNetwork::start: path uses an unknown link");
+    }
+    (links_[link].count_only ? flow.counted : flow.links).push_back(link);
+  }
+  if (flow.links.empty()) flow.links.swap(flow.counted);  // a path of count-only links shares as usual
+  for (LinkId link : flow.counted) {
+    settle_link(link);
+    ++links_[link].counted_flows;
+  }
   flow.latency = path.latency;
   flow.remaining_bytes = bytes;
   flow.rate = 0.0;
@@ -63,6 +73,20 @@ void FlowNetwork::release_slot(std::uint32_t slot) {
 }
 
 void FlowNetwork::begin_batch() { batching_ = true; }
+
+void FlowNetwork::count_only(LinkId link) {
+  if (active_flows() > 0) throw std::logic_error("FlowNetwork::count_only: flows are already running");
+  links_.at(link).count_only = true;
+}
+
+// A count-only link's carried rate follows its flows' rates.
+void FlowNetwork::count_rate_change(const Flow& flow, double old_rate) {
+  for (LinkId link : flow.counted) {
+    settle_link(link);
+    LinkState& state = links_[link];
+    state.rate_sum = std::max(0.0, state.rate_sum + (flow.rate - old_rate));
+  }
+}
 
 void FlowNetwork::end_batch() {
   batching_ = false;
@@ -135,7 +159,7 @@ void FlowNetwork::settle_link(LinkId link) {
   const TimePs now = engine_.now();
   const TimePs elapsed = now - state.settled_at;
   state.carried_bytes += state.rate_sum * ps_to_seconds(elapsed);
-  if (!state.flows.empty()) state.busy_ps += elapsed;
+  if (link_busy(state)) state.busy_ps += elapsed;
   state.settled_at = now;
 }
 
@@ -195,7 +219,9 @@ void FlowNetwork::apply_rates(const std::vector<double>& rates_bytes_per_s) {
     // An unchanged rate keeps its completion event: no heap churn for flows
     // that merely share a component with the change.
     const bool changed = flow.rate != rates_bytes_per_s[i] || flow.group == kNoGroup;
+    const double old_rate = flow.rate;
     flow.rate = rates_bytes_per_s[i];
+    if (!flow.counted.empty() && flow.rate != old_rate) count_rate_change(flow, old_rate);
     for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
     if (changed) reschedule(slot);
   }
@@ -251,6 +277,11 @@ void FlowNetwork::fire(std::uint32_t g) {
 
 void FlowNetwork::drain(std::uint32_t slot) {
   Flow& flow = slots_[slot];
+  for (LinkId link : flow.counted) {
+    settle_link(link);
+    LinkState& state = links_[link];
+    state.rate_sum = --state.counted_flows == 0 ? 0.0 : std::max(0.0, state.rate_sum - flow.rate);
+  }
   for (LinkId link : flow.links) settle_link(link);
   for (LinkId link : flow.links) {
     auto& list = links_[link].flows;
@@ -308,7 +339,7 @@ double FlowNetwork::bytes_carried(LinkId link) const {
 
 TimePs FlowNetwork::busy_time(LinkId link) const {
   const LinkState& state = links_.at(link);
-  return state.busy_ps + (state.flows.empty() ? 0 : engine_.now() - state.settled_at);
+  return state.busy_ps + (link_busy(state) ? engine_.now() - state.settled_at : 0);
 }
 
 double FlowNetwork::utilisation(LinkId link, TimePs window) const {

@@ -40,6 +40,13 @@ class FlowNetwork {
   FlowId start(const Path& path, double bytes, Callback on_done, Callback on_drained = {},
                double max_bytes_per_s = std::numeric_limits<double>::infinity());
 
+  // Marks a link that can never limit a flow (its capacity is at least what
+  // the links feeding it can carry: an adaptive fabric's non-blocking pool):
+  // flows crossing it count toward its bytes and busy time, but it takes no
+  // part in sharing rates, so it does not join every flow through it into
+  // one component to re-share. Call before any flow starts.
+  void count_only(LinkId link);
+
   // Between begin_batch() and end_batch(), start() only registers flows; the
   // rates of all of them are computed once at end_batch(). Starting the n
   // flows of a collective one by one would recompute their shared component
@@ -79,7 +86,8 @@ class FlowNetwork {
   };
   struct Flow {
     FlowId id = 0;
-    std::vector<LinkId> links;  // keeps its capacity when the slot is reused
+    std::vector<LinkId> links;    // keeps its capacity when the slot is reused
+    std::vector<LinkId> counted;  // count-only links it crosses
     TimePs latency = 0;
     double remaining_bytes = 0.0;
     double rate = 0.0;                                          // bytes per second
@@ -103,8 +111,10 @@ class FlowNetwork {
     double rate_sum = 0.0;       // bytes/s currently carried
     double carried_bytes = 0.0;
     TimePs busy_ps = 0;
-    TimePs settled_at = 0;         // carried_bytes/busy_ps are exact up to here
-    std::uint32_t visit_mark = 0;  // == mark_epoch_: already in touched_
+    TimePs settled_at = 0;            // carried_bytes/busy_ps are exact up to here
+    bool count_only = false;          // takes no part in sharing (count_only())
+    std::uint32_t counted_flows = 0;  // active flows crossing a count-only link
+    std::uint32_t visit_mark = 0;     // == mark_epoch_: already in touched_
   };
 
   void release_slot(std::uint32_t slot);
@@ -113,6 +123,8 @@ class FlowNetwork {
   void collect_component(std::span<const LinkId> seeds);
   void advance(Flow& flow);
   void settle_link(LinkId link);
+  bool link_busy(const LinkState& state) const { return !state.flows.empty() || state.counted_flows > 0; }
+  void count_rate_change(const Flow& flow, double old_rate);
   void recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining);
   bool each_alone() const;
   const std::vector<double>& alone_rates();

@@ -21,11 +21,15 @@ std::string latency_text(TimePs ps) { return format_number("%.0f ns", static_cas
 void print_hop(std::ostream& out, const System& s, std::size_t n, LinkId link, EndpointId source, EndpointId to) {
   const LinkSpec& spec = s.link_spec(link);
   const EndpointId from = s.link_source(link);
-  const std::size_t choices = s.route_choices(source, from, to);
+  // A bundle (adaptive routing) is its tier's links pooled: no choice left.
+  const std::size_t choices = s.is_bundle(link) ? 1 : s.route_choices(source, from, to);
+  const std::string from_text = s.is_bundle(link) ? s.bundle(link).name : s.part(from).name;
+  const std::string to_text = s.is_bundle(link) ? std::to_string(s.bundle(link).members.size()) + " links, even spread"
+                                                : s.part(s.link_target(link)).name;
   char line[512];
-  std::snprintf(line, sizeof line, "%4zu  %-22s -> %-22s %-15s %9.1f %9.1f %9s %7zu\n", n, s.part(from).name.c_str(),
-                s.part(s.link_target(link)).name.c_str(), std::string(to_string(spec.kind)).c_str(),
-                spec.bandwidth.gb_per_s(), spec.effective().gb_per_s(), latency_text(spec.latency).c_str(), choices);
+  std::snprintf(line, sizeof line, "%4zu  %-22s -> %-22s %-15s %9.1f %9.1f %9s %7zu\n", n, from_text.c_str(),
+                to_text.c_str(), std::string(to_string(spec.kind)).c_str(), spec.bandwidth.gb_per_s(),
+                spec.effective().gb_per_s(), latency_text(spec.latency).c_str(), choices);
   out << line;
 }
 
@@ -51,6 +55,10 @@ EndpointId part_arg(const System& s, const std::string& text) {
 // How the printed path was chosen: a static fabric picks by destination
 // whatever the flow, so its key then matters only inside nodes.
 std::string route_label(const System& s, std::optional<std::uint64_t> flow) {
+  if (s.fabric_routing() == FabricRouting::adaptive) {
+    return "adaptive fabric routing: each tier's links shared evenly" +
+           (flow ? ", flow key " + std::to_string(*flow) + " inside nodes" : std::string());
+  }
   if (s.fabric_routing() == FabricRouting::by_destination) {
     return "static fabric routing: the destination's path" +
            (flow ? ", flow key " + std::to_string(*flow) + " inside nodes" : std::string());

@@ -165,6 +165,9 @@ ExecutionResult Executor::run() {
 
 ExecutionResult Executor::replay_once() {
   network_ = std::make_unique<FlowNetwork>(engine_, system_.link_capacities());
+  for (LinkId b = static_cast<LinkId>(system_.num_links()); b < system_.num_flow_links(); ++b) {
+    if (system_.bundle(b).never_binding) network_->count_only(b);
+  }
   collectives_ = std::make_unique<CollectiveRunner>(engine_, *network_, system_, tuning_);
   // With the machine's facts (nodes, rails, NVSwitch, SHARP) the runner
   // chooses each collective's algorithm and protocol by size as NCCL does.
@@ -213,12 +216,27 @@ ExecutionResult Executor::replay_once() {
   for (LinkId l = 0; l < result_.links.size(); ++l) {
     result_.links[l] = LinkUsage{network_->bytes_carried(l), network_->busy_time(l)};
   }
+  spread_bundle_usage();
   if (fold_ && !fold_broken_ && !unfold()) {
     abandon_fold("a link of an image node carried other bytes than the representative's (unfold_links)");
   }
   std::sort(result_.collectives.begin(), result_.collectives.end(),
             [](const CollectiveUsage& a, const CollectiveUsage& b) { return a.kind < b.kind; });
   return std::move(result_);
+}
+
+// An adaptive fabric's bundles (fabric_bundles.hpp) carried what their
+// member links share evenly: the report reads cables, so each member gets
+// its share of the bytes and the bundle's busy time.
+void Executor::spread_bundle_usage() {
+  for (LinkId b = static_cast<LinkId>(system_.num_links()); b < system_.num_flow_links(); ++b) {
+    const auto& members = system_.bundle(b).members;
+    const double share = network_->bytes_carried(b) / static_cast<double>(members.size());
+    for (LinkId m : members) {
+      result_.links[m].bytes += share;
+      result_.links[m].busy = std::max(result_.links[m].busy, network_->busy_time(b));
+    }
+  }
 }
 
 // Streams run their ops in list order, one at a time, like CUDA streams: the

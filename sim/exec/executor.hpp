@@ -143,6 +143,7 @@ class Executor {
   };
 
   void replay();
+  void spread_bundle_usage();
   ExecutionResult replay_once();
   std::uint32_t open_check(std::uint32_t parties, const char* what);
   bool inside_one_node(std::uint32_t sender, std::uint32_t receiver) const;

@@ -69,6 +69,13 @@ PartSelector parse_nics(const ConfigNode& node) {
   }
 }
 
+FabricRouting parse_routing(const ConfigNode& node) {
+  if (!node.optional_child("routing")) return FabricRouting::ecmp;
+  const std::string routing = node.choice("routing", {"ecmp", "static", "adaptive"});
+  if (routing == "static") return FabricRouting::by_destination;
+  return routing == "adaptive" ? FabricRouting::adaptive : FabricRouting::ecmp;
+}
+
 }  // namespace
 
 FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds) {
@@ -88,9 +95,7 @@ FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds)
                     rail_optimised,
                     parse_fabric_link(node, link_kinds),
                     parse_nics(node),
-                    node.optional_child("routing") && node.choice("routing", {"ecmp", "static"}) == "static"
-                        ? FabricRouting::by_destination
-                        : FabricRouting::ecmp,
+                    parse_routing(node),
                     node};
 }
 

@@ -12,7 +12,8 @@
 //     bandwidth: 400 Gb/s       # optional override, per direction
 //     latency: 300 ns           # optional override, per hop
 //     nics: "nic[*]"            # which parts of each node join the fabric (default "nic")
-//     routing: ecmp             # or static: by destination, as InfiniBand's D-mod-k tables (routing.hpp)
+//     routing: ecmp             # or static: by destination, as InfiniBand's D-mod-k tables (routing.hpp),
+//                               # or adaptive: spread evenly over each tier's links (fabric_bundles.hpp)
 #include "models/network/link_kinds.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/topology/part_selector.hpp"

@@ -39,6 +39,12 @@ class FatTreeBuilder {
       : system_(system), spec_(spec), nic_rate_(nic_rate) {}
 
   void build(const std::vector<std::vector<EndpointId>>& nics_by_node) {
+    build_switches(nics_by_node);
+    if (spec_.routing == FabricRouting::adaptive) system_.set_fabric_bundles(std::move(bundles_));
+  }
+
+ private:
+  void build_switches(const std::vector<std::vector<EndpointId>>& nics_by_node) {
     const int down = leaf_down_ports(spec_.radix, spec_.oversubscription, spec_.tiers);
     const auto leaves = assign_leaves(nics_by_node, spec_.rail_optimised, down);
     check_size(leaves, down);
@@ -58,7 +64,6 @@ class FatTreeBuilder {
     build_pods(pods, pods.size() > 1);
   }
 
- private:
   void check_size(const std::vector<std::vector<EndpointId>>& leaves, int down) const {
     const auto k = static_cast<std::size_t>(spec_.radix);
     std::size_t limit = k;  // leaves a fabric of this radix can join
@@ -75,14 +80,39 @@ class FatTreeBuilder {
                      "; raise the radix" + (spec_.tiers < 3 ? " or add a tier" : " or use fewer nodes"));
   }
 
-  void cable(EndpointId a, EndpointId b, Bandwidth rate) {
+  std::uint32_t cable(EndpointId a, EndpointId b, Bandwidth rate) {
     LinkSpec spec = spec_.link;
     spec.bandwidth = std::min(spec.bandwidth, rate);
-    system_.add_cable(a, b, spec);
+    return system_.add_cable(a, b, spec);
+  }
+
+  // The pool of cables' links going up (a -> b, as cabled) or down; it can
+  // never limit a flow when it carries at least `feeding` bytes/s, all that
+  // the links into it (or out of it) can carry.
+  std::uint32_t add_bundle(const std::string& name, const std::vector<std::uint32_t>& cables, bool up, double feeding) {
+    LinkBundle bundle{name, {}, system_.cable(cables.front()).spec, 0, 0};
+    bundle.spec.bandwidth = Bandwidth{};
+    for (std::uint32_t c : cables) {
+      bundle.members.push_back(up ? 2 * c : 2 * c + 1);
+      bundle.spec.bandwidth.bytes_per_s += system_.cable(c).spec.bandwidth.bytes_per_s;
+    }
+    bundle.source = system_.link_source(bundle.members.front());
+    bundle.target = system_.link_target(bundle.members.front());
+    bundle.never_binding = bundle.spec.bandwidth.bytes_per_s >= feeding;
+    return bundles_.add(std::move(bundle));
+  }
+
+  // A leaf's or a pod's pools, both ways (up and down are fed alike).
+  std::pair<std::uint32_t, std::uint32_t> add_bundles(const std::string& name, const std::vector<std::uint32_t>& cables,
+                                                      double feeding) {
+    return {add_bundle(name + " uplinks", cables, true, feeding),
+            add_bundle(name + " downlinks", cables, false, feeding)};
   }
 
   void cable_nics(const std::vector<EndpointId>& nics, EndpointId leaf) {
-    for (EndpointId nic : nics) cable(nic, leaf, nic_rate_(nic));
+    leaf_feeding_.push_back(0.0);
+    for (EndpointId nic : nics)
+      leaf_feeding_.back() += system_.cable(cable(nic, leaf, nic_rate_(nic))).spec.bandwidth.bytes_per_s;
   }
 
   // Spines of each pod, and (when `with_cores`) the cores above them.
@@ -101,11 +131,18 @@ class FatTreeBuilder {
     const auto spine_ids = add_switches(system_, "spine", spine_count);
     std::size_t next = 0;
     std::vector<std::vector<EndpointId>> pod_spines;
+    pod_feeding_.assign(pods.size(), 0.0);
     for (std::size_t p = 0; p < pods.size(); ++p) {
       pod_spines.emplace_back(spine_ids.begin() + next, spine_ids.begin() + next + served[p].size());
       next += served[p].size();
       for (std::size_t j = pods[p].first_leaf; j < pods[p].first_leaf + pods[p].leaves; ++j) {
-        for (int s = 0; s < uplinks_[j]; ++s) cable(leaf_ids_[j], pod_spines[p][s], spec_.link.bandwidth);
+        std::vector<std::uint32_t> uplinks;
+        for (int s = 0; s < uplinks_[j]; ++s) {
+          uplinks.push_back(cable(leaf_ids_[j], pod_spines[p][s], spec_.link.bandwidth));
+        }
+        const auto [up, down] = add_bundles(system_.part(leaf_ids_[j]).name, uplinks, leaf_feeding_[j]);
+        pod_feeding_[p] += std::min(leaf_feeding_[j], bundles_[up].spec.bandwidth.bytes_per_s);
+        bundles_.set_leaf(leaf_ids_[j], up, down, static_cast<std::uint32_t>(p));
       }
     }
     if (with_cores) build_cores(served, pod_spines);
@@ -127,9 +164,14 @@ class FatTreeBuilder {
     }
     const auto cores = add_switches(system_, "core", total);
     for (std::size_t p = 0; p < served.size(); ++p) {
+      std::vector<std::uint32_t> core_links;
       for (std::size_t s = 0; s < served[p].size(); ++s) {
-        for (int c = 0; c < served[p][s]; ++c) cable(spines[p][s], cores[group_first[s] + c], spec_.link.bandwidth);
+        for (int c = 0; c < served[p][s]; ++c) {
+          core_links.push_back(cable(spines[p][s], cores[group_first[s] + c], spec_.link.bandwidth));
+        }
       }
+      const auto [up, down] = add_bundles("pod" + std::to_string(p) + " core", core_links, pod_feeding_[p]);
+      bundles_.set_pod(static_cast<std::uint32_t>(p), up, down);
     }
   }
 
@@ -138,6 +180,9 @@ class FatTreeBuilder {
   const std::function<Bandwidth(EndpointId)>& nic_rate_;
   std::vector<EndpointId> leaf_ids_;
   std::vector<int> uplinks_;
+  FabricBundles bundles_;             // handed to the system when the fabric routes adaptively
+  std::vector<double> leaf_feeding_;  // per leaf: its NIC cables' rate, bytes/s
+  std::vector<double> pod_feeding_;   // per pod: what its leaves can send up, bytes/s
 };
 
 }  // namespace

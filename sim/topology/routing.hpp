@@ -51,6 +51,7 @@ inline constexpr int kCpuTransitPenalty = 1;
 enum class FabricRouting : std::uint8_t {
   ecmp,            // by a hash of the flow (Ethernet's ECMP; a spread like adaptive routing's)
   by_destination,  // by the destination node's index (InfiniBand's static D-mod-k tables)
+  adaptive,        // spread evenly over every uplink of a tier (ideal adaptive routing; fabric_bundles.hpp)
 };
 
 // Least-cost tree from one root: every vertex's cost to or from the root (the

@@ -35,6 +35,7 @@ void System::add_gpu_variant(const GpuSpec& variant) {
 EndpointId System::add_part(Part part) {
   if (by_name_.contains(part.name)) throw std::invalid_argument("part name '" + part.name + "' is used twice");
   routes_ = RouteCache{};  // routes computed before this part may now be wrong or short
+  sprayed_ = SprayedPaths{};
   const auto id = static_cast<EndpointId>(boost::add_vertex(part, graph_));
   by_name_.emplace(part.name, id);
   if (part.kind == PartKind::gpu) gpus_.push_back(id);
@@ -58,6 +59,7 @@ std::uint32_t System::add_cable(EndpointId a, EndpointId b, const LinkSpec& spec
                                 "'; declare one cable with their combined bandwidth instead");
   }
   routes_ = RouteCache{};  // a new cable may shorten or create routes
+  sprayed_ = SprayedPaths{};
   Cable cable{static_cast<std::uint32_t>(cables_.size()), a, b, spec};
   boost::add_edge(a, b, cable, graph_);
   cables_.push_back(cable);
@@ -70,6 +72,7 @@ void System::cap_cable(std::uint32_t index, Bandwidth max_bandwidth, TimePs extr
   cable.spec.latency += extra_latency;
   graph_[boost::edge(cable.a, cable.b, graph_).first].spec = cable.spec;
   routes_ = RouteCache{};  // cached paths carry latencies
+  sprayed_ = SprayedPaths{};
 }
 
 const Part& System::part(EndpointId id) const {
@@ -99,16 +102,20 @@ std::vector<EndpointId> System::parts_of_kind(PartKind kind) const {
 }
 
 EndpointId System::link_source(LinkId link) const {
+  if (is_bundle(link)) return bundle(link).source;
   const Cable& c = cable(link / 2);
   return link % 2 == 0 ? c.a : c.b;
 }
 
 EndpointId System::link_target(LinkId link) const {
+  if (is_bundle(link)) return bundle(link).target;
   const Cable& c = cable(link / 2);
   return link % 2 == 0 ? c.b : c.a;
 }
 
 std::string System::link_name(LinkId link) const {
+  if (is_bundle(link))
+    return bundle(link).name + " (" + std::to_string(bundle(link).members.size()) + " links, even spread)";
   return part(link_source(link)).name + " -> " + part(link_target(link)).name;
 }
 
@@ -119,17 +126,58 @@ std::vector<Bandwidth> System::link_capacities() const {
     out.push_back(c.spec.effective());  // a -> b
     out.push_back(c.spec.effective());  // b -> a: full duplex, same rate
   }
+  for (const LinkBundle& b : bundles_.all()) out.push_back(b.spec.effective());
   return out;
+}
+
+void System::set_fabric_bundles(FabricBundles bundles) {
+  bundles_ = std::move(bundles);
+  routes_ = RouteCache{};
+  sprayed_ = SprayedPaths{};
 }
 
 void System::set_fabric_routing(FabricRouting routing) {
   fabric_routing_ = routing;
   routes_ = RouteCache{};  // paths found the other way
+  sprayed_ = SprayedPaths{};
+}
+
+// An adaptive fabric is walked as a static one (every walk between two
+// leaves has the same hops, so the same latency), then pooled.
+const Path& System::sprayed(const Path& physical) const {
+  if (bundles_.empty()) return physical;
+  const auto known = sprayed_.by_walk.find(&physical);
+  if (known != sprayed_.by_walk.end()) return known->second;
+  std::size_t first = physical.links.size(), last = 0;
+  for (std::size_t i = 0; i < physical.links.size(); ++i) {
+    const LinkId l = physical.links[i];
+    if (!fabric_switch(link_source(l)) || !fabric_switch(link_target(l))) continue;
+    first = std::min(first, i);
+    last = i;
+  }
+  Path& out = sprayed_.by_walk[&physical];
+  out = physical;
+  if (first > last) return out;
+  const auto pools = bundles_.between(link_source(physical.links[first]), link_target(physical.links[last]));
+  if (!pools) return out;
+  out.links.assign(physical.links.begin(), physical.links.begin() + static_cast<std::ptrdiff_t>(first));
+  for (std::uint32_t b : *pools) out.links.push_back(static_cast<LinkId>(num_links() + b));
+  out.links.insert(out.links.end(), physical.links.begin() + static_cast<std::ptrdiff_t>(last) + 1,
+                   physical.links.end());
+  return out;
+}
+
+bool System::fabric_switch(EndpointId id) const {
+  const Part& p = part(id);
+  return p.kind == PartKind::network_switch && p.node == kNoNode;
 }
 
 const Path& System::route(EndpointId from, EndpointId to) const {
   check_endpoint(from);
   check_endpoint(to);
+  if (fabric_routing_ == FabricRouting::adaptive) {
+    return sprayed(routes_.route(graph_, cables_, from, to, FabricRouting::by_destination));
+  }
   return routes_.route(graph_, cables_, from, to, fabric_routing_);
 }
 
@@ -137,6 +185,9 @@ const Path& System::route(EndpointId from, EndpointId to, std::uint64_t flow_key
   check_endpoint(from);
   check_endpoint(to);
   if (from == to) return route(from, to);  // the cached empty path
+  if (fabric_routing_ == FabricRouting::adaptive) {
+    return sprayed(routes_.route_flow(graph_, cables_, from, to, flow_key, FabricRouting::by_destination));
+  }
   return routes_.route_flow(graph_, cables_, from, to, flow_key, fabric_routing_);
 }
 

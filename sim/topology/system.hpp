@@ -10,11 +10,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "models/devices/device_specs.hpp"
 #include "models/network/link_kinds.hpp"
 #include "models/network/path.hpp"
+#include "sim/topology/fabric_bundles.hpp"
 #include "sim/topology/routing.hpp"
 #include "sim/topology/system_graph.hpp"
 
@@ -51,13 +53,21 @@ class System final : public Router {
 
   std::size_t num_cables() const { return cables_.size(); }
   std::size_t num_links() const { return 2 * cables_.size(); }
+  // The flow network's links: the cables' directed links, then the bundles
+  // of an adaptively routed fabric (fabric_bundles.hpp). The link_ queries
+  // below take either.
+  std::size_t num_flow_links() const { return num_links() + bundles_.size(); }
+  bool is_bundle(LinkId link) const { return link >= num_links(); }
+  const LinkBundle& bundle(LinkId link) const { return bundles_[link - num_links()]; }
+  const FabricBundles& fabric_bundles() const { return bundles_; }
+  void set_fabric_bundles(FabricBundles bundles);
   const Cable& cable(std::uint32_t index) const { return cables_.at(index); }
-  const LinkSpec& link_spec(LinkId link) const { return cable(link / 2).spec; }
+  const LinkSpec& link_spec(LinkId link) const { return is_bundle(link) ? bundle(link).spec : cable(link / 2).spec; }
   EndpointId link_source(LinkId link) const;
   EndpointId link_target(LinkId link) const;
   std::string link_name(LinkId link) const;  // "node0.gpu3 -> node0.nvswitch"
   // Effective rate (raw bandwidth x protocol efficiency) of every directed
-  // link, indexed by LinkId: what the flow network shares among flows.
+  // link and bundle, indexed by LinkId: what the flow network shares among flows.
   std::vector<Bandwidth> link_capacities() const;
 
   // GPUs the system file declares as variants of catalogue parts
@@ -67,7 +77,7 @@ class System final : public Router {
   const std::vector<GpuSpec>& gpu_variants() const { return gpu_variants_; }
 
   // How the generated fabric's switches pick among equal-cost routes
-  // (routing.hpp); ECMP until a `fabric: {routing: static}` sets it.
+  // (routing.hpp); ECMP until a `fabric: {routing: static | adaptive}` sets it.
   void set_fabric_routing(FabricRouting routing);
   FabricRouting fabric_routing() const { return fabric_routing_; }
 
@@ -92,6 +102,27 @@ class System final : public Router {
 
  private:
   void check_endpoint(EndpointId id) const;
+  // Routes of an adaptive fabric: the walked path with its run between two
+  // leaves replaced by their bundles (the walk's own links elsewhere).
+  const Path& sprayed(const Path& physical) const;
+  bool fabric_switch(EndpointId part) const;
+
+  // Adaptive routes by the walked path they stand for (a pointer into
+  // routes_): emptied with it, on a copy or a move.
+  struct SprayedPaths {
+    std::unordered_map<const Path*, Path> by_walk;
+    SprayedPaths() = default;
+    SprayedPaths(const SprayedPaths&) {}
+    SprayedPaths(SprayedPaths&&) noexcept {}
+    SprayedPaths& operator=(const SprayedPaths&) {
+      by_walk.clear();
+      return *this;
+    }
+    SprayedPaths& operator=(SprayedPaths&&) noexcept {
+      by_walk.clear();
+      return *this;
+    }
+  };
 
   std::string name_;
   SystemGraph graph_;
@@ -101,7 +132,9 @@ class System final : public Router {
   int num_nodes_ = 0;
   std::vector<GpuSpec> gpu_variants_;
   FabricRouting fabric_routing_ = FabricRouting::ecmp;
+  FabricBundles bundles_;
   mutable RouteCache routes_;  // filled lazily; deterministic, so logically const
+  mutable SprayedPaths sprayed_;
 };
 
 }  // namespace simctl

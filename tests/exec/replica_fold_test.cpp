@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <optional>
 
 #include "sim/config/config_error.hpp"
@@ -84,6 +85,18 @@ Replays replay_both(const std::string& config_path) {
   return out;
 }
 
+// The mechanism ran (`replicas` data-parallel replicas replayed as one) and
+// gave the full replay's answer: the same report, every image's shared
+// timeline its own in the full replay, and so every meeting derived from its
+// representative's.
+void check_exact_fold(const Replays& r, std::uint32_t replicas) {
+  CHECK(r.replicas_folded == replicas);
+  CHECK_FALSE(r.abandoned);
+  CHECK(r.folded == r.full);
+  CHECK(r.ranks_timed_otherwise == 0);
+  CHECK(r.ranks_met_otherwise == 0);
+}
+
 // GPT 1.3B, TP 8 x PP 2 x DP 8 on 16 DGX H100 nodes of `system_file`, DDP,
 // with `extra` appended to the run config (stragglers, say) and
 // `parallel_extra` to the parallel plan.
@@ -157,11 +170,7 @@ std::string write_strided_stages_run(const TempDir& dir, const std::string& extr
 TEST_CASE("alike replicas on a non-blocking fat tree fold and give the full replay's report", "[exec][fold]") {
   const TempDir dir("fold_alike");
   const Replays r = replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml")));
-  CHECK(r.replicas_folded == 8);  // the mechanism ran: 8 data-parallel replicas replayed as one
-  CHECK_FALSE(r.abandoned);
-  CHECK(r.folded == r.full);
-  CHECK(r.ranks_timed_otherwise == 0);  // every image's shared timeline is its own in the full replay
-  CHECK(r.ranks_met_otherwise == 0);    // and so is every meeting derived from its representative's
+  check_exact_fold(r, 8);
 }
 
 TEST_CASE("a straggler makes its replica unlike the others: no fold, the full replay's report", "[exec][fold]") {
@@ -210,11 +219,54 @@ TEST_CASE("static fabric routing keeps replicas alike across leaves: they fold, 
   // for every image's shifted ring, so no image meets other contention.
   const TempDir dir2("fold_static_routing2");
   const Replays fixed = replay_both(write_run(dir2, write_multi_leaf_system(dir2, ", routing: static")));
-  CHECK(fixed.replicas_folded == 8);
-  CHECK_FALSE(fixed.abandoned);
-  CHECK(fixed.folded == fixed.full);
-  CHECK(fixed.ranks_timed_otherwise == 0);
-  CHECK(fixed.ranks_met_otherwise == 0);
+  check_exact_fold(fixed, 8);
+}
+
+TEST_CASE("adaptive fabric routing loads every image's fabric alike: they fold, to the full replay's answer",
+          "[exec][fold][routing]") {
+  // Pooled tiers (fabric_bundles.hpp): an image's flows cross its own
+  // leaves' pools, loaded as the representative's are, where ECMP (the case
+  // above) hashed them onto other uplinks than the representative's.
+  const TempDir dir("fold_adaptive_routing");
+  const Replays r = replay_both(write_run(dir, write_multi_leaf_system(dir, ", routing: adaptive")));
+  check_exact_fold(r, 8);
+}
+
+namespace fold_test_detail {
+
+// Bytes the replay's leaf-to-spine links carried, per leaf.
+std::map<EndpointId, std::vector<double>> leaf_uplink_bytes(const std::string& config_path) {
+  const Scenario s = load_scenario(config_path);
+  Executor executor(s.system, s.catalogue, s.trace, s.tuning, s.collectives);
+  const ExecutionResult result = executor.run();
+  std::map<EndpointId, std::vector<double>> out;
+  for (LinkId l = 0; l < s.system.num_links(); ++l) {
+    const Part& from = s.system.part(s.system.link_source(l));
+    if (from.group == "leaf" && s.system.part(s.system.link_target(l)).group == "spine") {
+      out[s.system.link_source(l)].push_back(result.links[l].bytes);
+    }
+  }
+  return out;
+}
+
+}  // namespace fold_test_detail
+
+TEST_CASE("an adaptive fabric's report spreads each pool's bytes evenly over its links", "[exec][routing]") {
+  const TempDir dir("adaptive_link_bytes"), dir2("static_link_bytes");
+  const auto pooled =
+      fold_test_detail::leaf_uplink_bytes(write_run(dir, write_multi_leaf_system(dir, ", routing: adaptive")));
+  const auto fixed =
+      fold_test_detail::leaf_uplink_bytes(write_run(dir2, write_multi_leaf_system(dir2, ", routing: static")));
+  REQUIRE(pooled.size() == fixed.size());
+  double pooled_total = 0, fixed_total = 0;
+  for (const auto& [leaf, bytes] : pooled) {
+    for (double b : bytes) CHECK(b == Approx(bytes.front()).epsilon(1e-12));
+    for (double b : bytes) pooled_total += b;
+    for (double b : fixed.at(leaf)) fixed_total += b;
+  }
+  // The same flows leave the same leaves whichever way they climb.
+  CHECK(pooled_total > 0);
+  CHECK(pooled_total == Approx(fixed_total).epsilon(1e-9));
 }
 
 TEST_CASE("TP overlap's ring steps inside a node fold like node-local collectives, to the full replay's answer",
@@ -226,11 +278,7 @@ TEST_CASE("TP overlap's ring steps inside a node fold like node-local collective
   // links would carry other bytes and the fold would be abandoned at the end.
   const Replays r =
       replay_both(write_run(dir, source_path("configs/systems/dgx_h100_x16_ndr.yaml"), "", ", tp_comm_overlap: true"));
-  CHECK(r.replicas_folded == 8);
-  CHECK_FALSE(r.abandoned);
-  CHECK(r.folded == r.full);
-  CHECK(r.ranks_timed_otherwise == 0);
-  CHECK(r.ranks_met_otherwise == 0);
+  check_exact_fold(r, 8);
 }
 
 TEST_CASE("replay.fold_tolerance folds replicas whose transfers differ by a spine's latency, near the full replay",

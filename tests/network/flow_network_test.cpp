@@ -218,3 +218,55 @@ TEST_CASE("flows alone on their links run at their slowest link, as water-fillin
   CHECK(net.rate_of(d) == 15 * kGBps);
   engine.run();
 }
+
+namespace flow_network_test_detail {
+
+struct CountOnlyRun {
+  std::vector<TimePs> done;
+  double pool_bytes = 0;
+  TimePs pool_busy = 0;
+  std::uint64_t recomputes = 0;
+};
+
+// Two feeder links (0, 1; 40 and 60 GB/s) into a pool (2; 100 GB/s, so it
+// can never limit them), and a third link (3) shared by the flows of feeder
+// 1; `count_only` marks the pool.
+CountOnlyRun run_pool(bool count_only) {
+  Engine engine;
+  FlowNetwork net(engine,
+                  {Bandwidth{40 * kGBps}, Bandwidth{60 * kGBps}, Bandwidth{100 * kGBps}, Bandwidth{30 * kGBps}});
+  if (count_only) net.count_only(2);
+  CountOnlyRun out;
+  out.done.assign(3, -1);
+  net.start(path_of({0, 2}), 2e9, [&] { out.done[0] = engine.now(); });
+  net.start(path_of({1, 2, 3}), 1e9, [&] { out.done[1] = engine.now(); });
+  net.start(path_of({1, 3}), 1e9, [&] { out.done[2] = engine.now(); });
+  engine.run();
+  out.pool_bytes = net.bytes_carried(2);
+  out.pool_busy = net.busy_time(2);
+  out.recomputes = net.rate_recomputations();
+  return out;
+}
+
+}  // namespace flow_network_test_detail
+
+TEST_CASE("a count-only link shares nothing but counts its bytes and busy time", "[network][flow]") {
+  const auto shared = flow_network_test_detail::run_pool(false);
+  const auto counted = flow_network_test_detail::run_pool(true);
+  // A link that can never bind changes no rate: the same times and bytes.
+  CHECK(counted.done == shared.done);
+  CHECK(counted.done[0] == 50 * kPsPerMs);  // 2 GB at feeder 0's 40 GB/s
+  CHECK(counted.pool_bytes == Approx(3e9));
+  CHECK(shared.pool_bytes == Approx(3e9));
+  CHECK(counted.pool_busy == shared.pool_busy);
+  // Busy until the last flow through it ends: flow 1, at half of link 3's 30 GB/s.
+  CHECK(counted.pool_busy == counted.done[1]);
+  CHECK(counted.done[1] == Approx(1e9 / 15e9 * 1e12).epsilon(1e-9));
+}
+
+TEST_CASE("marking a link count-only once flows run is refused", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(2, 100 * kGBps));
+  net.start(path_of({0}), 1e9, [] {});
+  CHECK_THROWS_AS(net.count_only(1), std::logic_error);
+}

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "models/network/flow_network.hpp"
+#include "sim/core/engine.hpp"
 #include "tests/topology/topology_test_support.hpp"
 
 using namespace simctl;
@@ -327,9 +329,78 @@ TEST_CASE("static routing: the uplink is the destination's digit, and shifts sha
   CHECK(hashed_most >= 2);
 }
 
-TEST_CASE("a fabric's routing is ecmp or static", "[topology][fabric][routing][errors]") {
-  CHECK_THROWS_WITH(test::system_from_text(
-                        small_cluster(8, "{kind: fat_tree, tiers: 2, radix: 8, link: ethernet, routing: adaptive}")),
-                    Catch::Contains("routing") && Catch::Contains("ecmp") && Catch::Contains("static") &&
-                        Catch::Contains("test.yaml"));
+TEST_CASE("a fabric's routing is ecmp, static or adaptive", "[topology][fabric][routing][errors]") {
+  CHECK_THROWS_WITH(
+      test::system_from_text(small_cluster(8, "{kind: fat_tree, tiers: 2, radix: 8, link: ethernet, routing: spray}")),
+      Catch::Contains("routing") && Catch::Contains("ecmp") && Catch::Contains("static") &&
+          Catch::Contains("adaptive") && Catch::Contains("test.yaml"));
+}
+
+TEST_CASE("adaptive routing crosses each tier as one pool of its links' summed rate", "[topology][fabric][routing]") {
+  // 64 one-GPU nodes, 4 to a leaf, pods of 4 leaves, 3 tiers of radix 8.
+  const std::string fabric = "{kind: fat_tree, tiers: 3, radix: 8, link: ethernet, bandwidth: 400 Gb/s";
+  const System pooled = test::system_from_text(small_cluster(64, fabric + ", routing: adaptive}"));
+  const System fixed = test::system_from_text(small_cluster(64, fabric + ", routing: static}"));
+  REQUIRE(pooled.fabric_routing() == FabricRouting::adaptive);
+  const auto& gpus = pooled.gpus();
+  const auto pools_on = [&](const Path& p) {
+    std::vector<std::string> names;
+    for (LinkId l : p.links) {
+      if (!pooled.is_bundle(l)) continue;
+      names.push_back(pooled.bundle(l).name);
+      CHECK(pooled.link_spec(l).bandwidth.gb_per_s() ==
+            Approx(50.0 * static_cast<double>(pooled.bundle(l).members.size())));
+    }
+    return names;
+  };
+  // Another pod: up the leaf's 4 uplinks, the pod's 16 core links, down the
+  // other pod's and the leaf's; the hops and latency of the walked path.
+  const Path& far = pooled.route(gpus[0], gpus[63]);
+  CHECK(pools_on(far) ==
+        std::vector<std::string>{"leaf0 uplinks", "pod0 core uplinks", "pod3 core downlinks", "leaf15 downlinks"});
+  CHECK(far.latency == fixed.route(gpus[0], gpus[63]).latency);
+  for (LinkId l : far.links) {
+    if (pooled.is_bundle(l)) CHECK(pooled.bundle(l).members.size() == (pooled.bundle(l).name[0] == 'p' ? 16U : 4U));
+  }
+  for (std::uint64_t key = 0; key < 8; ++key) CHECK(pooled.route(gpus[0], gpus[63], key).links == far.links);
+  // The same pod: two pools; the same leaf: none.
+  CHECK(pools_on(pooled.route(gpus[0], gpus[5])) == std::vector<std::string>{"leaf0 uplinks", "leaf1 downlinks"});
+  CHECK(pools_on(pooled.route(gpus[0], gpus[3])).empty());
+  CHECK(pooled.link_capacities().size() == pooled.num_flow_links());
+  CHECK(fixed.num_flow_links() == fixed.num_links());  // other routings add no pools
+}
+
+namespace {
+
+// Every node i (or node `only`) sends 1 GB to node i + shift at once, each
+// flow under its own key; the time until the last arrives, in seconds.
+double shift_time_s(const System& s, int shift, int only = -1) {
+  Engine engine;
+  FlowNetwork network(engine, s.link_capacities());
+  const auto& gpus = s.gpus();
+  const auto n = static_cast<int>(gpus.size());
+  network.begin_batch();
+  for (int i = std::max(only, 0); i < (only >= 0 ? only + 1 : n); ++i) {
+    network.start(s.route(gpus[i], gpus[(i + shift) % n], static_cast<std::uint64_t>(i)), 1e9, [] {});
+  }
+  network.end_batch();
+  engine.run();
+  return ps_to_seconds(engine.now());
+}
+
+}  // namespace
+
+TEST_CASE("adaptive routing spreads flows that ECMP's hash stacks on one uplink", "[topology][fabric][routing]") {
+  const std::string fabric = "{kind: fat_tree, tiers: 3, radix: 8, link: ethernet, bandwidth: 400 Gb/s";
+  const System hashed = test::system_from_text(small_cluster(64, fabric + "}"));
+  const System pooled = test::system_from_text(small_cluster(64, fabric + ", routing: adaptive}"));
+  for (int shift : {4, 21, 32}) {
+    INFO("shift " << shift);
+    // Every flow as fast as one alone: the pools hold all of them.
+    double alone = 0;
+    for (int i = 0; i < 64; ++i) alone = std::max(alone, shift_time_s(pooled, shift, i));
+    CHECK(shift_time_s(pooled, shift) == Approx(alone).epsilon(1e-6));
+    // ECMP's collisions halve some flow's rate (most_flows_on_a_link >= 2 above).
+    CHECK(shift_time_s(hashed, shift) > 1.5 * alone);
+  }
 }
