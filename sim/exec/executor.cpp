@@ -448,10 +448,10 @@ void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const Collec
   if (position == open.calls.size()) open.calls.push_back(calls_.acquire());
   const std::uint32_t instance = open.calls[position];
   calls_[instance].arrived.emplace_back(rank, op);
-  // A folded replay's data-parallel group has one member arriving: the
-  // representative, standing for its images, which arrive with it.
+  // In a folded replay only the representative's members of a data-parallel
+  // group arrive, standing for their images, which arrive with them.
   const bool spanning = fold_ && fold_->role[group] == ReplicaFold::Role::spanning;
-  if (calls_[instance].arrived.size() < (spanning ? 1 : trace_.groups[group].size())) return;
+  if (calls_[instance].arrived.size() < (spanning ? fold_->spanning_share[group] : trace_.groups[group].size())) return;
   if (position != open.head) throw std::logic_error("a group's collective completed ahead of an earlier one");
   ++open.first_call;
   if (++open.head == open.calls.size()) open.calls.clear(), open.head = 0;
@@ -638,7 +638,7 @@ void Executor::start_transfer(std::uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
   network_->start(*t.path, send.bytes, [this, transfer] { finish_transfer(transfer); });
-  if (!fold_ || inside_one_node(t.sender, t.receiver)) return;
+  if (!fold_ || (inside_one_node(t.sender, t.receiver) && !fold_->nodes_shared)) return;
   // The images' transfers start now too, on their own routes.
   const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");
   transfers_[transfer].check = check;

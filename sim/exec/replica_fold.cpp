@@ -86,6 +86,24 @@ bool join_replicas(const Trace& trace, const std::vector<SlotUse>& uses, Compone
   return true;
 }
 
+// Joins the ranks that share a node: two data-parallel replicas on one node
+// (TP 4 on 8 GPUs) share its links, so they replay together as one replica
+// of twice the ranks. True when that joined any.
+bool join_nodes(const Trace& trace, const System& system, Components& joined) {
+  std::vector<std::uint32_t> first_on_node(static_cast<std::size_t>(std::max(system.num_nodes(), 0)), kNone);
+  bool any = false;
+  for (std::uint32_t r = 0; r < trace.rank_count(); ++r) {
+    if (trace.gpu_index(r) >= system.gpus().size()) continue;  // placed_alike refuses it
+    const int node = system.part(system.gpus()[trace.gpu_index(r)]).node;
+    if (node == kNoNode) continue;
+    std::uint32_t& first = first_on_node[static_cast<std::size_t>(node)];
+    if (first == kNone) first = r;
+    any = any || joined.root(first) != joined.root(r);
+    joined.join(first, r);
+  }
+  return any;
+}
+
 class FoldBuilder {
  public:
   FoldBuilder(const Trace& trace, const System& system) : trace_(trace), system_(system), uses_(slot_uses(trace)) {}
@@ -109,6 +127,7 @@ class FoldBuilder {
   bool split_replicas() {
     Components joined(trace_.rank_count());
     if (!join_replicas(trace_, uses_, joined)) return false;
+    fold_.nodes_shared = join_nodes(trace_, system_, joined);
     std::vector<std::uint32_t> replica_of_root(trace_.rank_count(), kNone);
     fold_.replica_of.resize(trace_.rank_count());
     fold_.position_of.resize(trace_.rank_count());
@@ -182,22 +201,31 @@ class FoldBuilder {
     return images[j] == gj;
   }
 
-  // One member per replica, all at one position, the representative's the
-  // lowest rank (a full replay names the lowest of members arriving at once).
+  // The same positions in every replica (one, or two where two data-parallel
+  // ranks share a node), the representative's member the lowest rank at
+  // each: a full replay names the lowest of members arriving at once, and a
+  // position's members all arrive at once.
   bool spanning_group_alike(std::uint32_t g) {
     if (fold_.role[g] == ReplicaFold::Role::spanning) return true;
     if (fold_.role[g] != ReplicaFold::Role::none) return false;
     const auto& members = trace_.groups[g];
-    if (members.size() != fold_.replicas) return false;
-    std::vector<bool> seen(fold_.replicas, false);
-    std::uint32_t rep = kNone;
+    if (members.size() % fold_.replicas != 0) return false;
+    const std::size_t positions = fold_.members[0].size();
+    std::vector<std::uint32_t> lowest_at(positions, kNone), count_at(positions, 0), per_replica(fold_.replicas, 0);
     for (std::uint32_t m : members) {
-      if (seen[fold_.replica_of[m]] || fold_.position_of[m] != fold_.position_of[members[0]]) return false;
-      seen[fold_.replica_of[m]] = true;
-      if (fold_.represents(m)) rep = m;
+      const std::uint32_t q = fold_.position_of[m];
+      lowest_at[q] = std::min(lowest_at[q], m);
+      ++count_at[q];
+      ++per_replica[fold_.replica_of[m]];
     }
-    if (rep != *std::min_element(members.begin(), members.end())) return false;
+    const auto share = static_cast<std::uint32_t>(members.size() / fold_.replicas);
+    if (std::any_of(per_replica.begin(), per_replica.end(), [&](std::uint32_t n) { return n != share; })) return false;
+    for (std::size_t q = 0; q < positions; ++q) {
+      if (count_at[q] != 0 && (count_at[q] != fold_.replicas || !fold_.represents(lowest_at[q]))) return false;
+    }
     fold_.role[g] = ReplicaFold::Role::spanning;
+    fold_.spanning_share.resize(trace_.groups.size(), 0);
+    fold_.spanning_share[g] = share;
     return true;
   }
 
@@ -211,7 +239,9 @@ class FoldBuilder {
       const bool one_node = std::all_of(members.begin(), members.end(), [&](std::uint32_t m) {
         return system_.part(system_.gpus()[trace_.gpu_index(m)]).node == node;
       });
-      if (one_node) fold_.role[g] = ReplicaFold::Role::node_local;
+      // Where replicas share nodes, data-parallel flows cross a node's inside
+      // links too, so the images' node-local flows must load them alike.
+      if (one_node && !fold_.nodes_shared) fold_.role[g] = ReplicaFold::Role::node_local;
       if (std::count(fold_.group_image[g].begin() + 1, fold_.group_image[g].end(), kNone) != 0) return false;
     }
     return true;

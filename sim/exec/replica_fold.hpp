@@ -3,14 +3,16 @@
 // system before a replay, so that the executor can replay one of them (the
 // representative, replica 0) and let the others share its timings.
 //
-// A replica is a set of ranks joined by pipeline transfers and by every
-// collective that is not data-parallel (TP, embedding, EP groups). Ranks at
-// the same position of two replicas are alike when they run the same
-// program, their peers and non-data groups are the images of each other's,
-// each data-parallel group holds exactly one rank per replica (all at the
-// same position, the representative's the lowest), they sit at the same
-// place of nodes built alike (same GPU model and speed, same cables in the
-// same order), and no node holds two replicas. That is what fold_replicas
+// A replica is a set of ranks joined by pipeline transfers, by every
+// collective that is not data-parallel (TP, embedding, EP groups) and by
+// sharing a node (two data-parallel ranks on one node, TP 4 on 8 GPUs,
+// replay together). Ranks at the same position of two replicas are alike
+// when they run the same program, their peers and non-data groups are the
+// images of each other's, each data-parallel group holds the same positions
+// of every replica (one rank each, or more where they share a node; the
+// representative's the lowest at each), and they sit at the same place of
+// nodes built alike (same GPU model and speed, same cables in the same
+// order). That is what fold_replicas
 // checks; the contention the ranks see is checked during and after the
 // folded replay (executor.cpp), which falls back to a full one if any image
 // would have seen something else.
@@ -37,6 +39,11 @@ struct ReplicaFold {
   std::vector<std::vector<std::uint32_t>> members;      // [replica][position] -> rank
   std::vector<Role> role;                               // per group
   std::vector<std::vector<std::uint32_t>> group_image;  // per group of the representative: [replica] -> group
+  std::vector<std::uint32_t> spanning_share;            // per spanning group: its members in each replica
+  // Two data-parallel replicas share a node (TP 4 on 8 GPUs) and replay as
+  // one: their data-parallel rings then cross the node's own links, so
+  // node-local collectives and transfers run for every image too.
+  bool nodes_shared = false;
   // Per node of the representative, its image in every replica ([replica]
   // -> node), and per node the links of the cables that touch it, in cable
   // order (the same count, capacities and insides in a node and its images).

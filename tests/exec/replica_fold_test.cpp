@@ -232,6 +232,25 @@ TEST_CASE("adaptive fabric routing loads every image's fabric alike: they fold, 
   check_exact_fold(r, 8);
 }
 
+TEST_CASE("two data-parallel replicas on each node (TP 4) fold as one, to the full replay's answer", "[exec][fold]") {
+  // Ranks tensor-first: a node holds ranks 8k..8k+7, two TP 4 groups of
+  // replicas 2k and 2k+1, whose data-parallel rings cross the node's NVLink
+  // beside its TP traffic. They replay as one replica, and their TP
+  // collectives and TP overlap's ring steps run for every image, so image
+  // nodes carry what the representative's does.
+  for (const std::string routing : {", routing: static", ", routing: adaptive"}) {
+    INFO(routing);
+    const TempDir dir("fold_two_per_node");
+    const std::string system = write_multi_leaf_system(dir, routing);
+    const auto run = dir.path() / "tp4.yaml";
+    std::ofstream(run) << "system: " << system << "\n"
+                       << "workload: {model: gpt-1.3b, parallel: {data: 16, tensor: 4, pipeline: 2, sequence: true, "
+                       << "tp_comm_overlap: true}, strategy: zero1, micro_batch: 1, global_batch: 64, "
+                       << "precision: bf16, optimizer: adam, activation_recompute: selective}\n";
+    check_exact_fold(replay_both(run.string()), 8);
+  }
+}
+
 namespace fold_test_detail {
 
 // Bytes the replay's leaf-to-spine links carried, per leaf.
