@@ -404,3 +404,16 @@ TEST_CASE("adaptive routing spreads flows that ECMP's hash stacks on one uplink"
     CHECK(shift_time_s(hashed, shift) > 1.5 * alone);
   }
 }
+
+TEST_CASE("an adaptive fabric's pools are count-only where they cannot bind, shared where oversubscribed",
+          "[topology][fabric][routing]") {
+  const std::string fabric = "{kind: fat_tree, tiers: 2, radix: 8, link: ethernet, bandwidth: 400 Gb/s, ";
+  const System full = test::system_from_text(small_cluster(16, fabric + "routing: adaptive}"));
+  const System halved = test::system_from_text(small_cluster(16, fabric + "oversubscription: 3, routing: adaptive}"));
+  REQUIRE_FALSE(full.fabric_bundles().empty());
+  REQUIRE_FALSE(halved.fabric_bundles().empty());
+  // Non-blocking: a leaf's uplinks carry at least what its NICs can send.
+  for (const LinkBundle& b : full.fabric_bundles().all()) CHECK(b.never_binding);
+  // 3:1, a leaf of 6 NICs (or 4) has 2 uplinks: its pools can bind, so they share rates.
+  for (const LinkBundle& b : halved.fabric_bundles().all()) CHECK_FALSE(b.never_binding);
+}
