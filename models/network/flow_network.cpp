@@ -8,13 +8,15 @@
 
 namespace simctl {
 
-FlowNetwork::FlowNetwork(Engine& engine, std::vector<Bandwidth> effective_capacity_per_link)
+FlowNetwork::FlowNetwork(Engine& engine, std::vector<Bandwidth> effective_capacity_per_link,
+                         const std::vector<LinkId>& count_only_links)
     : engine_(engine), links_(effective_capacity_per_link.size()) {
   capacity_.reserve(effective_capacity_per_link.size());
   for (Bandwidth b : effective_capacity_per_link) {
     if (!(b.bytes_per_s > 0.0)) throw std::invalid_argument("FlowNetwork: link capacity must be positive");
     capacity_.push_back(b.bytes_per_s);
   }
+  for (LinkId link : count_only_links) count_only(link);
 }
 
 FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Callback on_drained,
@@ -40,7 +42,11 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
     }
     (links_[link].count_only ? flow.counted : flow.links).push_back(link);
   }
-  if (flow.links.empty()) flow.links.swap(flow.counted);  // a path of count-only links shares as usual
+  if (flow.links.empty()) {
+    // Nothing would bound its rate: count-only links stand beside links that share.
+    slots_.release(slot);
+    throw std::logic_error("FlowNetwork::start: a path of count-only links only");
+  }
   for (LinkId link : flow.counted) {
     settle_link(link);
     ++links_[link].counted_flows;

@@ -25,8 +25,10 @@ class FlowNetwork {
  public:
   using Callback = std::function<void()>;
 
-  // One entry per directed link, already multiplied by the link's efficiency.
-  FlowNetwork(Engine& engine, std::vector<Bandwidth> effective_capacity_per_link);
+  // One entry per directed link, already multiplied by the link's efficiency;
+  // `count_only_links` are marked as count_only() marks them.
+  FlowNetwork(Engine& engine, std::vector<Bandwidth> effective_capacity_per_link,
+              const std::vector<LinkId>& count_only_links = {});
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 

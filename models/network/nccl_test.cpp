@@ -46,7 +46,7 @@ CollectiveResult simulate_collective(const System& system, const CollectiveTunin
   const std::vector<EndpointId> members = collective_members(system, point);
   const std::size_t count = members.size();
   Engine engine;
-  FlowNetwork network(engine, system.link_capacities());
+  FlowNetwork network(engine, system.link_capacities(), system.count_only_links());
   network.time_recomputes();  // reported in CollectiveResult (bench_collective)
   CollectiveRunner runner(engine, network, system, tuning);
   CollectiveTopology topology = describe_collective_topology(system, point.sharp);
@@ -70,7 +70,7 @@ CollectiveResult simulate_collective(const System& system, const CollectiveTunin
 
 TimePs simulate_copy(const System& system, EndpointId from, EndpointId to, double bytes) {
   Engine engine;
-  FlowNetwork network(engine, system.link_capacities());
+  FlowNetwork network(engine, system.link_capacities(), system.count_only_links());
   TimePs done = 0;
   network.start(system.route(from, to), bytes, [&] { done = engine.now(); });
   engine.run();

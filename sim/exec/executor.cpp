@@ -164,10 +164,7 @@ ExecutionResult Executor::run() {
 }
 
 ExecutionResult Executor::replay_once() {
-  network_ = std::make_unique<FlowNetwork>(engine_, system_.link_capacities());
-  for (LinkId b = static_cast<LinkId>(system_.num_links()); b < system_.num_flow_links(); ++b) {
-    if (system_.bundle(b).never_binding) network_->count_only(b);
-  }
+  network_ = std::make_unique<FlowNetwork>(engine_, system_.link_capacities(), system_.count_only_links());
   collectives_ = std::make_unique<CollectiveRunner>(engine_, *network_, system_, tuning_);
   // With the machine's facts (nodes, rails, NVSwitch, SHARP) the runner
   // chooses each collective's algorithm and protocol by size as NCCL does.

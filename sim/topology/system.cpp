@@ -130,6 +130,14 @@ std::vector<Bandwidth> System::link_capacities() const {
   return out;
 }
 
+std::vector<LinkId> System::count_only_links() const {
+  std::vector<LinkId> out;
+  for (std::size_t b = 0; b < bundles_.size(); ++b) {
+    if (bundles_[b].never_binding) out.push_back(static_cast<LinkId>(num_links() + b));
+  }
+  return out;
+}
+
 void System::set_fabric_bundles(FabricBundles bundles) {
   bundles_ = std::move(bundles);
   routes_ = RouteCache{};

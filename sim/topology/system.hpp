@@ -61,6 +61,9 @@ class System final : public Router {
   const LinkBundle& bundle(LinkId link) const { return bundles_[link - num_links()]; }
   const FabricBundles& fabric_bundles() const { return bundles_; }
   void set_fabric_bundles(FabricBundles bundles);
+  // The bundles that can never limit a flow (LinkBundle::never_binding), for
+  // a flow network to count only.
+  std::vector<LinkId> count_only_links() const;
   const Cable& cable(std::uint32_t index) const { return cables_.at(index); }
   const LinkSpec& link_spec(LinkId link) const { return is_bundle(link) ? bundle(link).spec : cable(link / 2).spec; }
   EndpointId link_source(LinkId link) const;

@@ -270,3 +270,12 @@ TEST_CASE("marking a link count-only once flows run is refused", "[network][flow
   net.start(path_of({0}), 1e9, [] {});
   CHECK_THROWS_AS(net.count_only(1), std::logic_error);
 }
+
+TEST_CASE("a flow over count-only links alone is refused: nothing would bound its rate", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(2, 100 * kGBps), {1});
+  CHECK_THROWS_AS(net.start(path_of({1}), 1e9, [] {}), std::logic_error);
+  net.start(path_of({0, 1}), 1e9, [] {});  // beside a link that shares, it runs
+  engine.run();
+  CHECK(net.bytes_carried(1) == Approx(1e9));
+}
