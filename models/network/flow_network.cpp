@@ -35,13 +35,33 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   flow.id = id;
   flow.links.clear();
   flow.counted.clear();
-  for (LinkId link : path.links) {
+  flow.shares.clear();
+  flow.counted_shares.clear();
+  if (!path.shares.empty() && path.shares.size() != path.links.size()) {
+    slots_.release(slot);
+    throw std::invalid_argument("FlowNetwork::start: a path needs one share per link");
+  }
+  for (std::size_t i = 0; i < path.links.size(); ++i) {
+    const LinkId link = path.links[i];
     if (link >= links_.size()) {
       slots_.release(slot);
       throw std::out_of_range("FlowNetwork::start: path uses an unknown link");
     }
-    (links_[link].count_only ? flow.counted : flow.links).push_back(link);
+    const double share = path.share(i);
+    if (!(share > 0.0 && share <= 1.0)) {
+      slots_.release(slot);
+      throw std::invalid_argument("FlowNetwork::start: a link's share of a flow must be in (0, 1]");
+    }
+    const bool counted = links_[link].count_only;
+    (counted ? flow.counted : flow.links).push_back(link);
+    if (!path.shares.empty()) (counted ? flow.counted_shares : flow.shares).push_back(share);
   }
+  // All-ones shares are the plain flow (spreads of one path).
+  auto all_ones = [](const std::vector<double>& s) {
+    return std::all_of(s.begin(), s.end(), [](double x) { return x == 1.0; });
+  };
+  if (all_ones(flow.shares)) flow.shares.clear();
+  if (all_ones(flow.counted_shares)) flow.counted_shares.clear();
   if (flow.links.empty()) {
     // Nothing would bound its rate: count-only links stand beside links that share.
     slots_.release(slot);
@@ -87,10 +107,10 @@ void FlowNetwork::count_only(LinkId link) {
 
 // A count-only link's carried rate follows its flows' rates.
 void FlowNetwork::count_rate_change(const Flow& flow, double old_rate) {
-  for (LinkId link : flow.counted) {
-    settle_link(link);
-    LinkState& state = links_[link];
-    state.rate_sum = std::max(0.0, state.rate_sum + (flow.rate - old_rate));
+  for (std::size_t i = 0; i < flow.counted.size(); ++i) {
+    settle_link(flow.counted[i]);
+    LinkState& state = links_[flow.counted[i]];
+    state.rate_sum = std::max(0.0, state.rate_sum + (flow.rate - old_rate) * flow.counted_share(i));
   }
 }
 
@@ -202,8 +222,9 @@ bool FlowNetwork::each_alone() const {
 const std::vector<double>& FlowNetwork::alone_rates() {
   alone_rates_.clear();
   for (const FlowRef& ref : component_) {
-    double rate = slots_[ref.slot].max_rate;
-    for (LinkId link : slots_[ref.slot].links) rate = std::min(rate, capacity_[link]);
+    const Flow& flow = slots_[ref.slot];
+    double rate = flow.max_rate;
+    for (std::size_t i = 0; i < flow.links.size(); ++i) rate = std::min(rate, capacity_[flow.links[i]] / flow.share(i));
     alone_rates_.push_back(rate);
   }
   return alone_rates_;
@@ -211,7 +232,10 @@ const std::vector<double>& FlowNetwork::alone_rates() {
 
 const std::vector<double>& FlowNetwork::shared_rates() {
   solver_.clear();
-  for (const FlowRef& ref : component_) solver_.add_flow(slots_[ref.slot].links, slots_[ref.slot].max_rate);
+  for (const FlowRef& ref : component_) {
+    const Flow& flow = slots_[ref.slot];
+    solver_.add_flow(flow.links, flow.shares, flow.max_rate);
+  }
   return solver_.solve(capacity_);
 }
 
@@ -228,7 +252,7 @@ void FlowNetwork::apply_rates(const std::vector<double>& rates_bytes_per_s) {
     const double old_rate = flow.rate;
     flow.rate = rates_bytes_per_s[i];
     if (!flow.counted.empty() && flow.rate != old_rate) count_rate_change(flow, old_rate);
-    for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
+    for (std::size_t k = 0; k < flow.links.size(); ++k) links_[flow.links[k]].rate_sum += flow.rate * flow.share(k);
     if (changed) reschedule(slot);
   }
   schedule_due();
@@ -283,18 +307,20 @@ void FlowNetwork::fire(std::uint32_t g) {
 
 void FlowNetwork::drain(std::uint32_t slot) {
   Flow& flow = slots_[slot];
-  for (LinkId link : flow.counted) {
-    settle_link(link);
-    LinkState& state = links_[link];
-    state.rate_sum = --state.counted_flows == 0 ? 0.0 : std::max(0.0, state.rate_sum - flow.rate);
+  for (std::size_t i = 0; i < flow.counted.size(); ++i) {
+    settle_link(flow.counted[i]);
+    LinkState& state = links_[flow.counted[i]];
+    state.rate_sum =
+        --state.counted_flows == 0 ? 0.0 : std::max(0.0, state.rate_sum - flow.rate * flow.counted_share(i));
   }
   for (LinkId link : flow.links) settle_link(link);
-  for (LinkId link : flow.links) {
-    auto& list = links_[link].flows;
+  for (std::size_t i = 0; i < flow.links.size(); ++i) {
+    auto& list = links_[flow.links[i]].flows;
     list.erase(
         std::lower_bound(list.begin(), list.end(), flow.id, [](const FlowRef& ref, FlowId id) { return ref.id < id; }));
     // An emptied link carries exactly nothing (a re-share would zero it too).
-    links_[link].rate_sum = list.empty() ? 0.0 : std::max(0.0, links_[link].rate_sum - flow.rate);
+    LinkState& state = links_[flow.links[i]];
+    state.rate_sum = list.empty() ? 0.0 : std::max(0.0, state.rate_sum - flow.rate * flow.share(i));
   }
   // The survivors that shared links with it re-expand into the freed capacity,
   // once for all flows draining at this instant (a collective's flows often

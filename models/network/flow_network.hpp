@@ -32,7 +32,8 @@ class FlowNetwork {
   FlowNetwork(const FlowNetwork&) = delete;
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 
-  // Starts moving `bytes` along `path` now. `on_drained` (optional) runs when
+  // Starts moving `bytes` along `path` now (a spread path's links carry
+  // their shares of the flow's rate, Path::shares). `on_drained` (optional) runs when
   // the last byte has left the sender, i.e. the links are free of this flow;
   // `on_done` runs path.latency later, when the last byte has arrived.
   // Zero-byte flows and flows on an empty path drain at once. A finite
@@ -90,6 +91,12 @@ class FlowNetwork {
     FlowId id = 0;
     std::vector<LinkId> links;    // keeps its capacity when the slot is reused
     std::vector<LinkId> counted;  // count-only links it crosses
+    // The share of its rate on each of links / counted (Path::shares);
+    // empty when every share is 1, as for all but spread connections.
+    std::vector<double> shares;
+    std::vector<double> counted_shares;
+    double share(std::size_t i) const { return shares.empty() ? 1.0 : shares[i]; }
+    double counted_share(std::size_t i) const { return counted_shares.empty() ? 1.0 : counted_shares[i]; }
     TimePs latency = 0;
     double remaining_bytes = 0.0;
     double rate = 0.0;                                          // bytes per second

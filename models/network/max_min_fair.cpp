@@ -18,6 +18,7 @@ void MaxMinFairSolver::clear() {
   next_epoch();
   flow_begin_.assign(1, 0u);
   flow_links_.clear();
+  flow_shares_.clear();
   link_id_.clear();
   cap_bytes_per_s_.clear();
 }
@@ -38,10 +39,18 @@ std::uint32_t MaxMinFairSolver::local_index(LinkId link) {
 }
 
 void MaxMinFairSolver::add_flow(std::span<const LinkId> links, double max_bytes_per_s) {
-  for (LinkId link : links) flow_links_.push_back(local_index(link));
+  add_flow(links, {}, max_bytes_per_s);
+}
+
+void MaxMinFairSolver::add_flow(std::span<const LinkId> links, std::span<const double> shares, double max_bytes_per_s) {
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    flow_links_.push_back(local_index(links[i]));
+    flow_shares_.push_back(shares.empty() ? 1.0 : shares[i]);
+  }
   if (max_bytes_per_s < std::numeric_limits<double>::infinity()) {
     const auto flow = static_cast<LinkId>(flow_begin_.size() - 1);
     flow_links_.push_back(static_cast<std::uint32_t>(link_id_.size()));
+    flow_shares_.push_back(1.0);
     link_id_.push_back(kCapLinkBase + flow);
     cap_bytes_per_s_.push_back(std::max(0.0, max_bytes_per_s));
   }
@@ -55,7 +64,11 @@ void MaxMinFairSolver::index_link_flows() {
   const std::size_t link_count = link_id_.size();
   const std::size_t flow_count = flow_begin_.size() - 1;
   unfixed_.assign(link_count, 0);
-  for (std::uint32_t local : flow_links_) ++unfixed_[local];
+  open_share_.assign(link_count, 0.0);
+  for (std::size_t i = 0; i < flow_links_.size(); ++i) {
+    ++unfixed_[flow_links_[i]];
+    open_share_[flow_links_[i]] += flow_shares_[i];
+  }
   link_begin_.resize(link_count + 1);
   link_begin_[0] = 0;
   for (std::size_t l = 0; l < link_count; ++l) link_begin_[l + 1] = link_begin_[l] + unfixed_[l];
@@ -67,13 +80,14 @@ void MaxMinFairSolver::index_link_flows() {
 }
 
 void MaxMinFairSolver::push_candidate(std::uint32_t local) {
-  const double share = std::max(0.0, remaining_bytes_per_s_[local]) / unfixed_[local];
+  const double share = std::max(0.0, remaining_bytes_per_s_[local]) / open_share_[local];
   heap_.push_back({share, link_id_[local], local, version_[local]});
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
 }
 
-// Fixes every still-open flow crossing `bottleneck` at `share` and takes that
-// rate off each link it crosses (twice for a link crossed twice).
+// Fixes every still-open flow crossing `bottleneck` at `share` and takes
+// that rate, times the flow's share there, off each link it crosses (twice
+// for a link crossed twice).
 void MaxMinFairSolver::fix_flows_of(std::uint32_t bottleneck, double share) {
   ++round_;
   changed_.clear();
@@ -83,7 +97,8 @@ void MaxMinFairSolver::fix_flows_of(std::uint32_t bottleneck, double share) {
     rate_bytes_per_s_[f] = share;
     for (std::uint32_t j = flow_begin_[f]; j < flow_begin_[f + 1]; ++j) {
       const std::uint32_t l = flow_links_[j];
-      remaining_bytes_per_s_[l] -= share;
+      remaining_bytes_per_s_[l] -= share * flow_shares_[j];
+      open_share_[l] -= flow_shares_[j];
       --unfixed_[l];
       if (changed_stamp_[l] != round_) {
         changed_stamp_[l] = round_;

@@ -24,6 +24,13 @@ class MaxMinFairSolver {
   // `max_bytes_per_s` caps the flow's own rate (what a sender can push, as
   // NCCL's CTAs bound a channel): a private link of that capacity.
   void add_flow(std::span<const LinkId> links, double max_bytes_per_s = std::numeric_limits<double>::infinity());
+  // The same for a flow that puts only `shares[i]` (0 < share <= 1) of its
+  // rate on links[i] (a connection spread over queue pairs, Path::shares);
+  // an empty `shares` is the plain add_flow. Water-filling raises every open
+  // flow's rate alike, so a link's fair share is its remaining capacity over
+  // the summed shares of the open flows crossing it.
+  void add_flow(std::span<const LinkId> links, std::span<const double> shares,
+                double max_bytes_per_s = std::numeric_limits<double>::infinity());
   // One rate per added flow, in bytes per second, valid until the next
   // clear(). `capacity_bytes_per_s` is indexed by LinkId. Ties are broken by
   // lowest link id, so results are deterministic.
@@ -55,9 +62,11 @@ class MaxMinFairSolver {
   std::vector<std::uint32_t> link_stamp_;
   std::uint32_t epoch_ = 0;
 
-  // Flow -> local links, as CSR: flow f crosses flow_links_[flow_begin_[f] .. flow_begin_[f + 1]).
+  // Flow -> local links, as CSR: flow f crosses flow_links_[flow_begin_[f] .. flow_begin_[f + 1]),
+  // putting flow_shares_[i] of its rate on flow_links_[i].
   std::vector<std::uint32_t> flow_begin_{0};
   std::vector<std::uint32_t> flow_links_;
+  std::vector<double> flow_shares_;
   // Local link -> crossing flows, as CSR, in flow order with one entry per crossing.
   std::vector<std::uint32_t> link_begin_;
   std::vector<std::uint32_t> link_flows_;
@@ -68,6 +77,7 @@ class MaxMinFairSolver {
   std::vector<double> cap_bytes_per_s_;        // per local link: a private cap's capacity; < 0 for a real link
   std::vector<double> remaining_bytes_per_s_;  // capacity not yet given to fixed flows
   std::vector<int> unfixed_;                   // crossings by flows whose rate is still open
+  std::vector<double> open_share_;             // their summed shares (== unfixed_ when every share is 1)
   std::vector<std::uint32_t> version_;         // bumped whenever the link's share changes
   std::vector<std::uint32_t> changed_stamp_;   // dedupes `changed_` within one fixing round
 

@@ -17,6 +17,14 @@ using EndpointId = std::uint32_t;
 struct Path {
   std::vector<LinkId> links;
   TimePs latency = 0;  // sum of per-hop latencies
+  // The share of the flow's bytes each link carries, parallel to `links`,
+  // where a connection is spread over several queue pairs that hash onto
+  // different paths (NCCL moves a connection's data evenly over its queue
+  // pairs, so the connection runs at its slowest queue pair's pace: one flow
+  // whose rate r puts r x share on each link). Empty: every link carries all.
+  std::vector<double> shares;
+
+  double share(std::size_t i) const { return shares.empty() ? 1.0 : shares[i]; }
 };
 
 // Anything that can route between two endpoints. Implemented by the

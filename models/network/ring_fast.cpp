@@ -82,7 +82,10 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
     const double wire = plan.wire_factor.empty() ? 1.0 / tuning.protocol_efficiency : plan.wire_factor[p];
     const double cap = plan.max_bytes_per_s.empty() ? std::numeric_limits<double>::infinity() : plan.max_bytes_per_s[p];
     double slowest_link = cap;
-    for (LinkId l : paths_[p]->links) slowest_link = std::min(slowest_link, network_.capacity(l));
+    const Path& path = *paths_[p];
+    for (std::size_t i = 0; i < path.links.size(); ++i) {
+      slowest_link = std::min(slowest_link, network_.capacity(path.links[i]) / path.share(i));
+    }
     ring.edges[p].solo_chunk_seconds = plan.chunk_bytes * wire / slowest_link;
     network_.start(
         *paths_[p], plan.chunk_bytes * wire * sends, {}, [this, index, edge] { edge_drained(index, edge); }, cap);

@@ -24,4 +24,8 @@ std::size_t ecmp_pick(std::uint64_t flow_key, EndpointId at, std::size_t choices
   return static_cast<std::size_t>(mix(flow_key ^ mix(at)) % choices);
 }
 
+std::uint64_t queue_pair_key(EndpointId from, EndpointId to, int q) {
+  return mix(mix((static_cast<std::uint64_t>(from) << 32) | to) ^ static_cast<std::uint64_t>(q));
+}
+
 }  // namespace simctl

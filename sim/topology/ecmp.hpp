@@ -39,6 +39,11 @@ void next_hops_by(const RouteGraph& graph, Cost&& cost, EndpointId at, EndpointI
 // different switches hash with different seeds.
 std::size_t ecmp_pick(std::uint64_t flow_key, EndpointId at, std::size_t choices);
 
+// The flow key queue pair `q` of the connection from `from` to `to` hashes
+// with. A connection's queue pairs are created once, when NCCL connects the
+// two ranks, so their keys depend on the pair alone and hold for the run.
+std::uint64_t queue_pair_key(EndpointId from, EndpointId to, int q);
+
 // Walks from `from` to `to` along least-cost next hops (`hops_at(part)`,
 // next_hops), taking where there are several the one `pick(part, count)`
 // returns the index of. `from` must reach `to`.

@@ -76,6 +76,28 @@ FabricRouting parse_routing(const ConfigNode& node) {
   return routing == "adaptive" ? FabricRouting::adaptive : FabricRouting::ecmp;
 }
 
+// Queue pairs spread a connection only where switches hash flows; under
+// static or adaptive routing they would silently change nothing.
+QueuePairs parse_queue_pairs(const ConfigNode& node, FabricRouting routing) {
+  QueuePairs qps;
+  if (auto field = node.optional_child("qps_per_connection")) {
+    const std::int64_t count = field->as_integer();
+    if (count < 1 || count > 128) field->fail("queue pairs per connection run from 1 to 128 (NCCL's default is 1)");
+    qps.per_connection = static_cast<int>(count);
+    if (count > 1 && routing != FabricRouting::ecmp) {
+      field->fail(
+          "queue pairs spread a connection only under `routing: ecmp`; static and adaptive routing send "
+          "every queue pair of a connection the same way, so drop the field or set routing: ecmp");
+    }
+  }
+  if (auto field = node.optional_child("ecmp_hash")) {
+    if (routing != FabricRouting::ecmp) field->fail("ecmp_hash applies under `routing: ecmp` only");
+    qps.hash =
+        field->as_choice({"queue_pair", "connection"}) == "connection" ? EcmpHash::connection : EcmpHash::queue_pair;
+  }
+  return qps;
+}
+
 }  // namespace
 
 FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds) {
@@ -89,13 +111,15 @@ FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds)
             "rails need leaves joined by spines; with tiers: 1 every NIC is on one switch, so set tiers: 2 or "
             "rail_optimised: false");
   }
+  const FabricRouting routing = parse_routing(node);
   return FabricSpec{tiers,
                     parse_radix(node, tiers),
                     parse_oversubscription(node),
                     rail_optimised,
                     parse_fabric_link(node, link_kinds),
                     parse_nics(node),
-                    parse_routing(node),
+                    routing,
+                    parse_queue_pairs(node, routing),
                     node};
 }
 

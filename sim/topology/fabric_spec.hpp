@@ -14,6 +14,8 @@
 //     nics: "nic[*]"            # which parts of each node join the fabric (default "nic")
 //     routing: ecmp             # or static: by destination, as InfiniBand's D-mod-k tables (routing.hpp),
 //                               # or adaptive: spread evenly over each tier's links (fabric_bundles.hpp)
+//     qps_per_connection: 16    # queue pairs per connection under ECMP (default 1, NCCL's)
+//     ecmp_hash: queue_pair     # or connection: what ECMP hashes (routing.hpp, QueuePairs)
 #include "models/network/link_kinds.hpp"
 #include "sim/config/config_node.hpp"
 #include "sim/topology/part_selector.hpp"
@@ -29,6 +31,7 @@ struct FabricSpec {
   LinkSpec link;
   PartSelector nics;
   FabricRouting routing;
+  QueuePairs queue_pairs;
   ConfigNode where;  // the `fabric:` mapping, for errors found while generating
 };
 

@@ -54,6 +54,20 @@ enum class FabricRouting : std::uint8_t {
   adaptive,        // spread evenly over every uplink of a tier (ideal adaptive routing; fabric_bundles.hpp)
 };
 
+// How many queue pairs NCCL opens per connection between two GPUs of
+// different nodes (NCCL_IB_QPS_PER_CONNECTION, default 1), and what an ECMP
+// switch hashes: each queue pair apart (RoCEv2 NICs give each its own UDP
+// source port; Meta's Enhanced-ECMP hashes its destination QP, Llama 3 paper
+// Sec. 3.3.1), or the connection as one (a hash on fields every queue pair
+// shares). NCCL moves a connection's data evenly over its queue pairs, so a
+// connection hashed apart is one flow spread over their paths (Path::shares).
+enum class EcmpHash : std::uint8_t { queue_pair, connection };
+struct QueuePairs {
+  int per_connection = 1;
+  EcmpHash hash = EcmpHash::queue_pair;
+  bool spread() const { return per_connection > 1 && hash == EcmpHash::queue_pair; }
+};
+
 // Least-cost tree from one root: every vertex's cost to or from the root (the
 // graph is undirected and the cost symmetric) and the cable it is reached by.
 // Cable indices rather than edge descriptors: 8 bytes a vertex, and still

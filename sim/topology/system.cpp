@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/topology/ecmp.hpp"
+
 namespace simctl {
 
 namespace {
@@ -35,6 +37,7 @@ void System::add_gpu_variant(const GpuSpec& variant) {
 EndpointId System::add_part(Part part) {
   if (by_name_.contains(part.name)) throw std::invalid_argument("part name '" + part.name + "' is used twice");
   routes_ = RouteCache{};  // routes computed before this part may now be wrong or short
+  spread_.clear();
   sprayed_ = SprayedPaths{};
   const auto id = static_cast<EndpointId>(boost::add_vertex(part, graph_));
   by_name_.emplace(part.name, id);
@@ -59,6 +62,7 @@ std::uint32_t System::add_cable(EndpointId a, EndpointId b, const LinkSpec& spec
                                 "'; declare one cable with their combined bandwidth instead");
   }
   routes_ = RouteCache{};  // a new cable may shorten or create routes
+  spread_.clear();
   sprayed_ = SprayedPaths{};
   Cable cable{static_cast<std::uint32_t>(cables_.size()), a, b, spec};
   boost::add_edge(a, b, cable, graph_);
@@ -72,6 +76,7 @@ void System::cap_cable(std::uint32_t index, Bandwidth max_bandwidth, TimePs extr
   cable.spec.latency += extra_latency;
   graph_[boost::edge(cable.a, cable.b, graph_).first].spec = cable.spec;
   routes_ = RouteCache{};  // cached paths carry latencies
+  spread_.clear();
   sprayed_ = SprayedPaths{};
 }
 
@@ -141,12 +146,20 @@ std::vector<LinkId> System::count_only_links() const {
 void System::set_fabric_bundles(FabricBundles bundles) {
   bundles_ = std::move(bundles);
   routes_ = RouteCache{};
+  spread_.clear();
   sprayed_ = SprayedPaths{};
+}
+
+void System::set_queue_pairs(QueuePairs queue_pairs) {
+  if (queue_pairs.per_connection < 1) throw std::invalid_argument("System: a connection has at least one queue pair");
+  queue_pairs_ = queue_pairs;
+  spread_.clear();
 }
 
 void System::set_fabric_routing(FabricRouting routing) {
   fabric_routing_ = routing;
   routes_ = RouteCache{};  // paths found the other way
+  spread_.clear();
   sprayed_ = SprayedPaths{};
 }
 
@@ -196,7 +209,40 @@ const Path& System::route(EndpointId from, EndpointId to, std::uint64_t flow_key
   if (fabric_routing_ == FabricRouting::adaptive) {
     return sprayed(routes_.route_flow(graph_, cables_, from, to, flow_key, FabricRouting::by_destination));
   }
+  if (fabric_routing_ == FabricRouting::ecmp && queue_pairs_.spread()) return spread(from, to);
   return routes_.route_flow(graph_, cables_, from, to, flow_key, fabric_routing_);
+}
+
+// Each link carries the share of the connection's queue pairs that cross
+// it; links appear in the order the queue pairs first cross them.
+const Path& System::spread(EndpointId from, EndpointId to) const {
+  const std::uint64_t pair = (static_cast<std::uint64_t>(from) << 32) | to;
+  if (auto known = spread_.find(pair); known != spread_.end()) return known->second;
+  const int qps = queue_pairs_.per_connection;
+  std::vector<const Path*> walks;
+  for (int q = 0; q < qps; ++q) {
+    walks.push_back(&routes_.route_flow(graph_, cables_, from, to, queue_pair_key(from, to, q), fabric_routing_));
+  }
+  Path& out = spread_[pair];
+  if (std::all_of(walks.begin(), walks.end(), [&](const Path* w) { return w == walks.front(); })) {
+    out = *walks.front();  // one path (both ends under one leaf): nothing to spread
+    return out;
+  }
+  std::unordered_map<LinkId, std::size_t> position;
+  std::vector<int> crossings;
+  for (const Path* walk : walks) {
+    out.latency = std::max(out.latency, walk->latency);
+    for (LinkId link : walk->links) {
+      const auto [it, added] = position.try_emplace(link, out.links.size());
+      if (added) {
+        out.links.push_back(link);
+        crossings.push_back(0);
+      }
+      ++crossings[it->second];
+    }
+  }
+  for (int c : crossings) out.shares.push_back(static_cast<double>(c) / qps);
+  return out;
 }
 
 std::vector<std::pair<EndpointId, std::uint32_t>> System::next_hops(EndpointId at, EndpointId to) const {

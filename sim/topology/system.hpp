@@ -83,6 +83,10 @@ class System final : public Router {
   // (routing.hpp); ECMP until a `fabric: {routing: static | adaptive}` sets it.
   void set_fabric_routing(FabricRouting routing);
   FabricRouting fabric_routing() const { return fabric_routing_; }
+  // Queue pairs per connection under ECMP (routing.hpp); one until a
+  // `fabric: {qps_per_connection: K}` sets more.
+  void set_queue_pairs(QueuePairs queue_pairs);
+  const QueuePairs& queue_pairs() const { return queue_pairs_; }
 
   // Least-cost route (hops, plus a penalty for crossing a CPU socket; see
   // routing.hpp), the first declared among equals; cached, so the reference
@@ -91,6 +95,9 @@ class System final : public Router {
   const Path& route(EndpointId from, EndpointId to) const override;
   // ECMP: one of the least-cost routes, chosen per part on the way by a hash
   // of `flow_key` (see routing.hpp). The reference stays valid likewise.
+  // Where queue pairs hash apart (QueuePairs::spread), the connection's
+  // queue pairs' routes merged into one path with shares, the same for every
+  // key: a connection's queue pairs are made once.
   const Path& route(EndpointId from, EndpointId to, std::uint64_t flow_key) const override;
   // Every neighbour of `at` on a least-cost route to `to`, with the cable
   // to it: what ECMP chooses among there. Empty at `to` or when unreachable.
@@ -108,6 +115,8 @@ class System final : public Router {
   // Routes of an adaptive fabric: the walked path with its run between two
   // leaves replaced by their bundles (the walk's own links elsewhere).
   const Path& sprayed(const Path& physical) const;
+  // The ECMP routes of the connection's queue pairs, merged (Path::shares).
+  const Path& spread(EndpointId from, EndpointId to) const;
   bool fabric_switch(EndpointId part) const;
 
   // Adaptive routes by the walked path they stand for (a pointer into
@@ -135,9 +144,13 @@ class System final : public Router {
   int num_nodes_ = 0;
   std::vector<GpuSpec> gpu_variants_;
   FabricRouting fabric_routing_ = FabricRouting::ecmp;
+  QueuePairs queue_pairs_;
   FabricBundles bundles_;
   mutable RouteCache routes_;  // filled lazily; deterministic, so logically const
   mutable SprayedPaths sprayed_;
+  // Spread connections by (from << 32 | to): node-based, so references stay
+  // valid. Their walks live in routes_, which every change empties along with this.
+  mutable std::unordered_map<std::uint64_t, Path> spread_;
 };
 
 }  // namespace simctl

@@ -233,6 +233,7 @@ void add_fabric(Build& b, const ConfigNode& node, const DeviceCatalogue& catalog
   try {
     build_fat_tree(b.system, spec, nics, nic_rate);
     b.system.set_fabric_routing(spec.routing);
+    b.system.set_queue_pairs(spec.queue_pairs);
   } catch (const FabricError& e) {
     spec.where.optional_child(e.field).value_or(spec.where).fail(e.what());
   }

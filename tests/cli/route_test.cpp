@@ -75,6 +75,38 @@ TEST_CASE("route on a statically routed fabric shows the destination's one path 
   }
 }
 
+TEST_CASE("route shows a connection spread over its queue pairs with each link's share", "[cli][route]") {
+  const std::string root = SIMCTL_SOURCE_DIR;
+  const std::string system = simctl::testing::write_temp_config("route_qps.yaml", R"(system:
+  name: 4x DGX H100 with 16 queue pairs per connection
+  node_templates:
+    dgx_h100: {import: )" + root + R"(/configs/systems/dgx_h100.yaml}
+  nodes:
+    - {template: dgx_h100, count: 4}
+  fabric: {kind: fat_tree, tiers: 2, radix: 64, rail_optimised: true, link: infiniband_ndr, nics: "nic[*]",
+           qps_per_connection: 16}
+)");
+  const auto r = run_simctl("route " + system + " gpu:0 gpu:29 --flow 3");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("16 queue pairs per connection hashed apart") && Catch::Contains("share"));
+  // The NIC cables carry the whole connection; the leaf's uplinks split it.
+  double uplink_shares = 0;
+  int uplinks = 0;
+  for (const std::string& line : hop_lines(r.out)) {
+    const double share = std::stod(line.substr(line.rfind(' ', line.size() - 3) + 1));
+    if (line.find("leaf0") != std::string::npos && line.find("spine") != std::string::npos) {
+      uplink_shares += share;
+      ++uplinks;
+    } else if (line.find("nic0 ") != std::string::npos) {
+      CHECK(share == 100.0);
+    }
+  }
+  CHECK(uplinks > 1);
+  CHECK(uplink_shares == Approx(100.0));
+  CHECK(run_simctl("route " + system + " gpu:0 gpu:29 --flow 9").out == r.out);  // made once per connection
+}
+
 TEST_CASE("route names close matches for an unknown part and the valid ranks", "[cli][route]") {
   const auto typo = run_simctl("route " + kCluster + " node0.gpu9 node1.gpu0");
   CHECK(typo.exit_code == 2);

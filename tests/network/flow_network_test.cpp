@@ -15,7 +15,7 @@ std::vector<Bandwidth> uniform(int links, double bytes_per_s) {
   return std::vector<Bandwidth>(static_cast<std::size_t>(links), Bandwidth{bytes_per_s});
 }
 
-Path path_of(std::vector<LinkId> links, TimePs latency = 0) { return Path{std::move(links), latency}; }
+Path path_of(std::vector<LinkId> links, TimePs latency = 0) { return Path{std::move(links), latency, {}}; }
 
 }  // namespace
 
@@ -278,4 +278,36 @@ TEST_CASE("a flow over count-only links alone is refused: nothing would bound it
   net.start(path_of({0, 1}), 1e9, [] {});  // beside a link that shares, it runs
   engine.run();
   CHECK(net.bytes_carried(1) == Approx(1e9));
+}
+
+TEST_CASE("a connection spread over two links moves at their summed rate, each carrying its share", "[network][flow]") {
+  Engine engine;
+  // Link 0 (200 GB/s) feeds two 100 GB/s uplinks, links 1 and 2.
+  FlowNetwork net(engine, {Bandwidth{200 * kGBps}, Bandwidth{100 * kGBps}, Bandwidth{100 * kGBps}});
+  const Path spread{{0, 1, 2}, 0, {1.0, 0.5, 0.5}};
+  TimePs done = -1;
+  const FlowId id = net.start(spread, 2e9, [&] { done = engine.now(); });
+  CHECK(net.rate_of(id) == Approx(200 * kGBps));
+  engine.run();
+  CHECK(done == 10 * kPsPerMs);
+  CHECK(net.bytes_carried(0) == Approx(2e9));
+  CHECK(net.bytes_carried(1) == Approx(1e9));
+  CHECK(net.bytes_carried(2) == Approx(1e9));
+  // Beside a plain flow on link 1, both rise to r with r + r/2 = 100 GB/s:
+  // the connection keeps pace with its slower queue pair.
+  const FlowId spread_id = net.start(spread, 2e9, [] {});
+  const FlowId plain_id = net.start(path_of({1}), 1e9, [] {});
+  CHECK(net.rate_of(spread_id) == Approx(200.0 / 3 * kGBps));
+  CHECK(net.rate_of(plain_id) == Approx(200.0 / 3 * kGBps));
+  engine.run();
+  CHECK(net.bytes_carried(1) == Approx(1e9 + 1e9 + 1e9));
+}
+
+TEST_CASE("a spread path needs one share per link above 0 and at most 1", "[network][flow]") {
+  Engine engine;
+  FlowNetwork net(engine, uniform(2, 100 * kGBps));
+  CHECK_THROWS_AS(net.start(Path{{0, 1}, 0, {0.5}}, 1e9, [] {}), std::invalid_argument);
+  CHECK_THROWS_AS(net.start(Path{{0, 1}, 0, {0.5, 0.0}}, 1e9, [] {}), std::invalid_argument);
+  CHECK_THROWS_AS(net.start(Path{{0, 1}, 0, {1.5, 0.5}}, 1e9, [] {}), std::invalid_argument);
+  CHECK(net.active_flows() == 0);
 }

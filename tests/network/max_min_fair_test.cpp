@@ -88,3 +88,31 @@ TEST_CASE("a flow's own cap binds like a private link and leaves the rest to the
   solver.add_flow(f, 30.0);
   CHECK(solver.solve({100.0})[0] == Approx(30.0));
 }
+
+TEST_CASE("a spread flow takes its share of each link and rises with the others", "[network][fairness]") {
+  // Connection b puts half its rate on each of links 0 and 1 (two queue
+  // pairs hashed apart); a crosses link 0 whole.
+  const std::vector<LinkId> a{0}, b{0, 1};
+  const std::vector<double> halves{0.5, 0.5};
+  MaxMinFairSolver solver;
+  solver.clear();
+  solver.add_flow(a);
+  solver.add_flow(b, halves);
+  const std::vector<double> rates = solver.solve({90.0, 90.0});
+  CHECK(rates[0] == Approx(60.0));  // both rise to r, and r + r/2 fills link 0
+  CHECK(rates[1] == Approx(60.0));
+  // Alone, it moves at twice one link's rate: each carries half.
+  solver.clear();
+  solver.add_flow(b, halves);
+  CHECK(solver.solve({90.0, 90.0})[0] == Approx(180.0));
+  // Shares of one are the plain problem, to the bit.
+  const std::vector<LinkId> c{0, 1};
+  const std::vector<double> ones{1.0, 1.0};
+  solver.clear();
+  solver.add_flow(a, std::vector<double>{1.0});
+  solver.add_flow(c, ones);
+  const std::vector<double> weighted = solver.solve({90.0, 40.0});
+  const std::vector<double> plain = max_min_fair_rates({&a, &c}, {90.0, 40.0});
+  CHECK(weighted == plain);
+  CHECK(plain[0] == Approx(50.0));
+}

@@ -417,3 +417,78 @@ TEST_CASE("an adaptive fabric's pools are count-only where they cannot bind, sha
   // 3:1, a leaf of 6 NICs (or 4) has 2 uplinks: its pools can bind, so they share rates.
   for (const LinkBundle& b : halved.fabric_bundles().all()) CHECK_FALSE(b.never_binding);
 }
+
+TEST_CASE("queue pairs hashed apart spread a connection over the uplinks, the same for every key",
+          "[topology][fabric][routing][ecmp]") {
+  const std::string fabric = "{kind: fat_tree, tiers: 3, radix: 8, link: ethernet, bandwidth: 400 Gb/s";
+  const System hashed = test::system_from_text(small_cluster(64, fabric + "}"));
+  const System spread = test::system_from_text(small_cluster(64, fabric + ", qps_per_connection: 16}"));
+  const System joined =
+      test::system_from_text(small_cluster(64, fabric + ", qps_per_connection: 16, ecmp_hash: connection}"));
+  REQUIRE(spread.queue_pairs().per_connection == 16);
+  const auto& gpus = spread.gpus();
+  const Path& far = spread.route(gpus[0], gpus[63], 0);
+  for (std::uint64_t key = 1; key < 8; ++key) CHECK(&spread.route(gpus[0], gpus[63], key) == &far);
+  REQUIRE(far.shares.size() == far.links.size());
+  // Each tier's links carry the whole connection between them, and more than
+  // one uplink of the leaf and of the pod carries some of it.
+  std::map<std::string, double> share_by_hop;  // "leaf->spine", ...
+  std::map<std::string, int> links_by_hop;
+  for (std::size_t i = 0; i < far.links.size(); ++i) {
+    const std::string hop = spread.part(spread.link_source(far.links[i])).group + "->" +
+                            spread.part(spread.link_target(far.links[i])).group;
+    share_by_hop[hop] += far.shares[i];
+    ++links_by_hop[hop];
+  }
+  for (const auto& [hop, share] : share_by_hop) CHECK(share == Approx(1.0));
+  CHECK(links_by_hop["leaf->spine"] > 1);
+  CHECK(links_by_hop["spine->core"] > 1);
+  CHECK(far.latency == hashed.route(gpus[0], gpus[63], 0).latency);
+  // Under one leaf there is one way: nothing to spread.
+  CHECK(spread.route(gpus[0], gpus[3], 0).shares.empty());
+  // Hashed as one connection, the queue pairs share the flow key's one path.
+  for (std::uint64_t key = 0; key < 8; ++key) {
+    const Path& one = joined.route(gpus[0], gpus[63], key);
+    CHECK(one.shares.empty());
+    CHECK(one.links == hashed.route(gpus[0], gpus[63], key).links);
+  }
+}
+
+TEST_CASE("more queue pairs per connection spread ECMP's collisions finer", "[topology][fabric][routing][ecmp]") {
+  const std::string fabric = "{kind: fat_tree, tiers: 3, radix: 8, link: ethernet, bandwidth: 400 Gb/s";
+  const auto with_qps = [&](int qps) {
+    return test::system_from_text(small_cluster(64, fabric + ", qps_per_connection: " + std::to_string(qps) + "}"));
+  };
+  const System hashed = test::system_from_text(small_cluster(64, fabric + "}"));
+  const System sixteen = with_qps(16), sixty_four = with_qps(64);
+  const System pooled = test::system_from_text(small_cluster(64, fabric + ", routing: adaptive}"));
+  for (int shift : {4, 21, 32}) {
+    INFO("shift " << shift);
+    const double ideal = shift_time_s(pooled, shift);
+    const double t1 = shift_time_s(hashed, shift), t16 = shift_time_s(sixteen, shift),
+                 t64 = shift_time_s(sixty_four, shift);
+    // One queue pair: whole flows collide (up to 4 on an uplink here). Many:
+    // each uplink carries near its mean share, the more queue pairs the nearer
+    // (a connection keeps its slowest queue pair's pace, so never the ideal).
+    CHECK(t1 > 3 * ideal);
+    CHECK(t16 < 0.5 * t1);
+    CHECK(t64 < t16);
+    CHECK(t64 >= ideal * (1 - 1e-9));
+  }
+}
+
+TEST_CASE("queue pairs per connection are checked against the fabric's routing",
+          "[topology][fabric][routing][errors]") {
+  const std::string fabric = "{kind: fat_tree, tiers: 2, radix: 8, link: ethernet, ";
+  CHECK_THROWS_WITH(
+      test::system_from_text(small_cluster(8, fabric + "routing: static, qps_per_connection: 4}")),
+      Catch::Contains("qps_per_connection") && Catch::Contains("routing: ecmp") && Catch::Contains("test.yaml"));
+  CHECK_THROWS_WITH(test::system_from_text(small_cluster(8, fabric + "routing: adaptive, ecmp_hash: queue_pair}")),
+                    Catch::Contains("ecmp_hash") && Catch::Contains("routing: ecmp"));
+  CHECK_THROWS_WITH(test::system_from_text(small_cluster(8, fabric + "qps_per_connection: 0}")),
+                    Catch::Contains("qps_per_connection") && Catch::Contains("1 to 128"));
+  CHECK_THROWS_WITH(test::system_from_text(small_cluster(8, fabric + "ecmp_hash: flow}")),
+                    Catch::Contains("ecmp_hash") && Catch::Contains("queue_pair") && Catch::Contains("connection"));
+  // One queue pair under static routing says nothing wrong.
+  CHECK_NOTHROW(test::system_from_text(small_cluster(8, fabric + "routing: static, qps_per_connection: 1}")));
+}
