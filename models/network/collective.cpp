@@ -298,7 +298,8 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
       plan.sync_latency.push_back(net ? p.network_step_latency : p.nvlink_step_latency);
       plan.wire_factor.push_back(net ? network_wire : 1.0 / p.efficiency);
       plan.max_bytes_per_s.push_back(net ? network_cap : std::numeric_limits<double>::infinity());
-      fixed_paths.push_back(net ? nullptr : &rail_router_.route(from, to));
+      // Between nodes the path is fixed too where no flow key can change it.
+      fixed_paths.push_back(net ? rail_router_.route_for_every_key(from, to) : &rail_router_.route(from, to));
     }
     plans->push_back({std::move(plan), std::move(fixed_paths)});
   }

@@ -101,8 +101,9 @@ class CollectiveRunner {
       return std::lexicographical_compare(a.members.begin(), a.members.end(), b.members.begin(), b.members.end());
     }
   };
-  // A ring plan with the routes of its edges that stay inside a node, which
-  // no flow key changes (nullptr where the edge crosses nodes: ECMP decides).
+  // A ring plan with the routes of its edges that no flow key changes: those
+  // inside a node, and those between nodes where the fabric's routing ignores
+  // the key (Router::route_for_every_key); nullptr where ECMP decides.
   struct CachedRing {
     RingPlan plan;  // flow key unset
     std::vector<const Path*> fixed_paths;

@@ -37,31 +37,17 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   flow.counted.clear();
   flow.shares.clear();
   flow.counted_shares.clear();
-  if (!path.shares.empty() && path.shares.size() != path.links.size()) {
-    slots_.release(slot);
-    throw std::invalid_argument("FlowNetwork::start: a path needs one share per link");
-  }
-  for (std::size_t i = 0; i < path.links.size(); ++i) {
-    const LinkId link = path.links[i];
+  for (LinkId link : path.links) {
     if (link >= links_.size()) {
       slots_.release(slot);
       throw std::out_of_range("FlowNetwork::start: path uses an unknown link");
     }
-    const double share = path.share(i);
-    if (!(share > 0.0 && share <= 1.0)) {
-      slots_.release(slot);
-      throw std::invalid_argument("FlowNetwork::start: a link's share of a flow must be in (0, 1]");
-    }
-    const bool counted = links_[link].count_only;
-    (counted ? flow.counted : flow.links).push_back(link);
-    if (!path.shares.empty()) (counted ? flow.counted_shares : flow.shares).push_back(share);
+    (links_[link].count_only ? flow.counted : flow.links).push_back(link);
   }
-  // All-ones shares are the plain flow (spreads of one path).
-  auto all_ones = [](const std::vector<double>& s) {
-    return std::all_of(s.begin(), s.end(), [](double x) { return x == 1.0; });
-  };
-  if (all_ones(flow.shares)) flow.shares.clear();
-  if (all_ones(flow.counted_shares)) flow.counted_shares.clear();
+  if (!path.shares.empty() && !take_shares(path, flow)) {
+    slots_.release(slot);
+    throw std::invalid_argument("FlowNetwork::start: a spread path needs one share in (0, 1] per link");
+  }
   if (flow.links.empty()) {
     // Nothing would bound its rate: count-only links stand beside links that share.
     slots_.release(slot);
@@ -87,6 +73,23 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
     recompute(flow.links, {&ref, 1});
   }
   return id;
+}
+
+// Splits a spread path's shares as start() split its links (all-ones
+// shares are the plain flow); false when they do not fit the path.
+bool FlowNetwork::take_shares(const Path& path, Flow& flow) const {
+  if (path.shares.size() != path.links.size()) return false;
+  for (std::size_t i = 0; i < path.links.size(); ++i) {
+    const double share = path.shares[i];
+    if (!(share > 0.0 && share <= 1.0)) return false;
+    (links_[path.links[i]].count_only ? flow.counted_shares : flow.shares).push_back(share);
+  }
+  auto all_ones = [](const std::vector<double>& s) {
+    return std::all_of(s.begin(), s.end(), [](double x) { return x == 1.0; });
+  };
+  if (all_ones(flow.shares)) flow.shares.clear();
+  if (all_ones(flow.counted_shares)) flow.counted_shares.clear();
+  return true;
 }
 
 void FlowNetwork::release_slot(std::uint32_t slot) {
@@ -224,7 +227,12 @@ const std::vector<double>& FlowNetwork::alone_rates() {
   for (const FlowRef& ref : component_) {
     const Flow& flow = slots_[ref.slot];
     double rate = flow.max_rate;
-    for (std::size_t i = 0; i < flow.links.size(); ++i) rate = std::min(rate, capacity_[flow.links[i]] / flow.share(i));
+    if (flow.shares.empty()) {
+      for (LinkId link : flow.links) rate = std::min(rate, capacity_[link]);
+    } else {
+      for (std::size_t i = 0; i < flow.links.size(); ++i)
+        rate = std::min(rate, capacity_[flow.links[i]] / flow.shares[i]);
+    }
     alone_rates_.push_back(rate);
   }
   return alone_rates_;
@@ -252,7 +260,11 @@ void FlowNetwork::apply_rates(const std::vector<double>& rates_bytes_per_s) {
     const double old_rate = flow.rate;
     flow.rate = rates_bytes_per_s[i];
     if (!flow.counted.empty() && flow.rate != old_rate) count_rate_change(flow, old_rate);
-    for (std::size_t k = 0; k < flow.links.size(); ++k) links_[flow.links[k]].rate_sum += flow.rate * flow.share(k);
+    if (flow.shares.empty()) {
+      for (LinkId link : flow.links) links_[link].rate_sum += flow.rate;
+    } else {
+      for (std::size_t k = 0; k < flow.links.size(); ++k) links_[flow.links[k]].rate_sum += flow.rate * flow.shares[k];
+    }
     if (changed) reschedule(slot);
   }
   schedule_due();

@@ -126,6 +126,7 @@ class FlowNetwork {
     std::uint32_t visit_mark = 0;     // == mark_epoch_: already in touched_
   };
 
+  bool take_shares(const Path& path, Flow& flow) const;
   void release_slot(std::uint32_t slot);
   void next_mark_epoch();
   void touch(LinkId link);

@@ -41,6 +41,15 @@ class Router {
     (void)flow_key;
     return route(from, to);
   }
+  // The path every flow key takes from `from` to `to`, where the key never
+  // matters (static or adaptive fabric routing, a connection spread over its
+  // queue pairs); nullptr where it may. A caller that routes the same pair
+  // again and again (a cached collective plan) keeps it instead of asking.
+  virtual const Path* route_for_every_key(EndpointId from, EndpointId to) const {
+    (void)from;
+    (void)to;
+    return nullptr;
+  }
 };
 
 }  // namespace simctl

@@ -18,6 +18,10 @@ class RailRouter final : public Router {
     if (!topology_ || !crosses_nodes(&*topology_, from, to)) return inner_.route(from, to);
     return inner_.route(from, to, flow_key);
   }
+  const Path* route_for_every_key(EndpointId from, EndpointId to) const override {
+    if (!topology_ || !crosses_nodes(&*topology_, from, to)) return &inner_.route(from, to);
+    return inner_.route_for_every_key(from, to);
+  }
 
  private:
   const Router& inner_;

@@ -608,15 +608,22 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
   if (!pending.path) {
     pending.path = &system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint, peer_flow_key(sender, receiver));
   }
-  launch_peer_transfer(sender, receiver, send_op, receive_op, *pending.path);
+  launch_peer_transfer(sender, receiver, send_op, receive_op, pending);
 }
 
 // The sender's byte count is the transfer's size: a receive posts a buffer,
 // the send decides what fills it.
 void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op,
-                                    const Path& path) {
+                                    PendingPeer& pair) {
+  if (fold_ && pair.image_paths.empty()) {
+    for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
+      const std::uint32_t image_sender = fold_->image(sender, j), image_receiver = fold_->image(receiver, j);
+      pair.image_paths.push_back(&system_.route(ranks_[image_sender].endpoint, ranks_[image_receiver].endpoint,
+                                                peer_flow_key(image_sender, image_receiver)));
+    }
+  }
   const std::uint32_t transfer = transfers_.acquire();
-  transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op, kNoCheck, &path};
+  transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op, kNoCheck, &pair};
   // A side that arrived ahead of the clock (settle_kernel) starts the bytes later.
   const TimePs sent = result_.timelines[sender].ops[send_op].start;
   const TimePs received = result_.timelines[receiver].ops[receive_op].start;
@@ -634,16 +641,13 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
 void Executor::start_transfer(std::uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
-  network_->start(*t.path, send.bytes, [this, transfer] { finish_transfer(transfer); });
+  network_->start(*t.pair->path, send.bytes, [this, transfer] { finish_transfer(transfer); });
   if (!fold_ || (inside_one_node(t.sender, t.receiver) && !fold_->nodes_shared)) return;
   // The images' transfers start now too, on their own routes.
   const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");
   transfers_[transfer].check = check;
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
-    const std::uint32_t sender = fold_->image(t.sender, j), receiver = fold_->image(t.receiver, j);
-    const Path& image_path =
-        system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint, peer_flow_key(sender, receiver));
-    network_->start(image_path, send.bytes, [this, check] { note_end(check); });
+    network_->start(*t.pair->image_paths[j - 1], send.bytes, [this, check] { note_end(check); });
   }
 }
 

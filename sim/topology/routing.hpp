@@ -122,6 +122,11 @@ class RouteCache {
                     FabricRouting routing = FabricRouting::ecmp);
   const Path& route_flow(const SystemGraph& graph, const std::vector<Cable>& cables, EndpointId from, EndpointId to,
                          std::uint64_t flow_key, FabricRouting routing = FabricRouting::ecmp);
+  // Whether a route_flow walk between the two has met no choice its key
+  // decides (so every key takes that path); false until one has been walked.
+  bool keyless(EndpointId from, EndpointId to) const {
+    return keyless_paths_.count((static_cast<std::uint64_t>(from) << 32) | to) > 0;
+  }
   bool reachable(const SystemGraph& graph, EndpointId from, EndpointId to);
   std::optional<EndpointId> nearest(const SystemGraph& graph, EndpointId from, PartKind kind);
   // Every neighbour of `at` on a least-cost route to `to`: (part, cable).

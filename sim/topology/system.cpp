@@ -213,6 +213,13 @@ const Path& System::route(EndpointId from, EndpointId to, std::uint64_t flow_key
   return routes_.route_flow(graph_, cables_, from, to, flow_key, fabric_routing_);
 }
 
+const Path* System::route_for_every_key(EndpointId from, EndpointId to) const {
+  if (fabric_routing_ == FabricRouting::ecmp)
+    return queue_pairs_.spread() && from != to ? &route(from, to, 0) : nullptr;
+  const Path& path = route(from, to, 0);
+  return from == to || routes_.keyless(from, to) ? &path : nullptr;
+}
+
 // Each link carries the share of the connection's queue pairs that cross
 // it; links appear in the order the queue pairs first cross them.
 const Path& System::spread(EndpointId from, EndpointId to) const {

@@ -99,6 +99,9 @@ class System final : public Router {
   // queue pairs' routes merged into one path with shares, the same for every
   // key: a connection's queue pairs are made once.
   const Path& route(EndpointId from, EndpointId to, std::uint64_t flow_key) const override;
+  // Router::route_for_every_key: under ECMP only a spread connection; under
+  // static and adaptive routing every pair whose walk met no in-node choice.
+  const Path* route_for_every_key(EndpointId from, EndpointId to) const override;
   // Every neighbour of `at` on a least-cost route to `to`, with the cable
   // to it: what ECMP chooses among there. Empty at `to` or when unreachable.
   std::vector<std::pair<EndpointId, std::uint32_t>> next_hops(EndpointId at, EndpointId to) const;
