@@ -95,8 +95,19 @@ CollectiveChoice CollectiveRunner::choice_for(const CollectiveRequest& request) 
 }
 
 // Bounds the plan caches: a trace with endlessly varied sizes re-plans
-// rather than growing without limit.
-constexpr std::size_t kMaxCachedPlans = 4096;
+// rather than growing without limit. By entries and by the members they
+// hold (a plan costs some 50 bytes a member): a folded run's images are
+// distinct groups, and GPT-3 175B on 11,616 GPUs launches collectives on
+// some 20,000 of them, so at 4,096 entries every launch re-planned (a
+// quarter of its replay).
+constexpr std::size_t kMaxCachedPlans = 65536;
+constexpr std::size_t kMaxCachedMembers = std::size_t{1} << 22;
+
+// Whether a cache holding `entries` keys of `members` members in all must
+// be emptied before a key of `adding` members joins it.
+bool plan_cache_full(std::size_t entries, std::size_t members, std::size_t adding) {
+  return entries >= kMaxCachedPlans || members + adding > kMaxCachedMembers;
+}
 
 CollectiveRunner::PlanKeyView CollectiveRunner::key_of(const CollectiveRequest& request) {
   return {request.op, request.bytes, request.algorithm, request.protocol, request.members};
@@ -110,7 +121,11 @@ CollectiveRunner::CachedChoice CollectiveRunner::cached_choice(const CollectiveR
   const PlanKeyView key = key_of(request);
   if (auto it = choices_.find(key); it != choices_.end()) return it->second;
   const CachedChoice cached{choice_for(request), use_of(request)};
-  if (choices_.size() >= kMaxCachedPlans) choices_.clear();
+  if (plan_cache_full(choices_.size(), choice_members_, key.members.size())) {
+    choices_.clear();
+    choice_members_ = 0;
+  }
+  choice_members_ += key.members.size();
   choices_.emplace(owned(key), cached);
   return cached;
 }
@@ -303,7 +318,11 @@ CollectiveRunner::RingPlans CollectiveRunner::ring_plans(const CollectiveRequest
     }
     plans->push_back({std::move(plan), std::move(fixed_paths)});
   }
-  if (ring_plans_.size() >= kMaxCachedPlans) ring_plans_.clear();
+  if (plan_cache_full(ring_plans_.size(), ring_plan_members_, key.members.size())) {
+    ring_plans_.clear();
+    ring_plan_members_ = 0;
+  }
+  ring_plan_members_ += key.members.size();
   ring_plans_.emplace(owned(key), plans);
   return plans;
 }

@@ -38,6 +38,7 @@ class CollectiveRunner {
     topology_ = std::move(topology);
     choices_.clear();  // all three depend on the topology
     ring_plans_.clear();
+    choice_members_ = ring_plan_members_ = 0;
     ring_tunings_.clear();
   }
 
@@ -143,6 +144,8 @@ class CollectiveRunner {
   std::uint64_t next_flow_key_ = 0;             // spreads successive collectives over ECMP paths
   std::map<PlanKey, CachedChoice, PlanKeyLess> choices_;
   std::map<PlanKey, RingPlans, PlanKeyLess> ring_plans_;
+  std::size_t choice_members_ = 0;  // members over choices_' keys (plan_cache_full)
+  std::size_t ring_plan_members_ = 0;
   // The ring's figures by protocol and use; a handful of entries.
   std::map<std::tuple<Protocol, bool, double>, CollectiveTuning> ring_tunings_;
   FastRingRunner fast_rings_{engine_, network_, rail_router_};
