@@ -209,13 +209,20 @@ const Path& System::route(EndpointId from, EndpointId to, std::uint64_t flow_key
   if (fabric_routing_ == FabricRouting::adaptive) {
     return sprayed(routes_.route_flow(graph_, cables_, from, to, flow_key, FabricRouting::by_destination));
   }
-  if (fabric_routing_ == FabricRouting::ecmp && queue_pairs_.spread()) return spread(from, to);
+  if (spreads(from, to)) return spread(from, to);
   return routes_.route_flow(graph_, cables_, from, to, flow_key, fabric_routing_);
 }
 
+// Queue pairs are the NICs': a connection inside one node (or from a part
+// outside every node) is one flow as before.
+bool System::spreads(EndpointId from, EndpointId to) const {
+  if (fabric_routing_ != FabricRouting::ecmp || !queue_pairs_.spread()) return false;
+  const int node = graph_[from].node;
+  return node != kNoNode && graph_[to].node != kNoNode && node != graph_[to].node;
+}
+
 const Path* System::route_for_every_key(EndpointId from, EndpointId to) const {
-  if (fabric_routing_ == FabricRouting::ecmp)
-    return queue_pairs_.spread() && from != to ? &route(from, to, 0) : nullptr;
+  if (fabric_routing_ == FabricRouting::ecmp) return spreads(from, to) ? &route(from, to, 0) : nullptr;
   const Path& path = route(from, to, 0);
   return from == to || routes_.keyless(from, to) ? &path : nullptr;
 }

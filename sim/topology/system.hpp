@@ -120,6 +120,7 @@ class System final : public Router {
   const Path& sprayed(const Path& physical) const;
   // The ECMP routes of the connection's queue pairs, merged (Path::shares).
   const Path& spread(EndpointId from, EndpointId to) const;
+  bool spreads(EndpointId from, EndpointId to) const;
   bool fabric_switch(EndpointId part) const;
 
   // Adaptive routes by the walked path they stand for (a pointer into
