@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 namespace simctl {
 
@@ -43,6 +44,9 @@ void MaxMinFairSolver::add_flow(std::span<const LinkId> links, double max_bytes_
 }
 
 void MaxMinFairSolver::add_flow(std::span<const LinkId> links, std::span<const double> shares, double max_bytes_per_s) {
+  if (!shares.empty() && shares.size() != links.size()) {
+    throw std::invalid_argument("MaxMinFairSolver::add_flow: one share per link, or none");
+  }
   for (std::size_t i = 0; i < links.size(); ++i) {
     flow_links_.push_back(local_index(links[i]));
     flow_shares_.push_back(shares.empty() ? 1.0 : shares[i]);

@@ -116,3 +116,11 @@ TEST_CASE("a spread flow takes its share of each link and rises with the others"
   CHECK(weighted == plain);
   CHECK(plain[0] == Approx(50.0));
 }
+
+TEST_CASE("a spread flow needs one share per link", "[network][fairness]") {
+  const std::vector<LinkId> links{0, 1};
+  const std::vector<double> one{0.5};
+  MaxMinFairSolver solver;
+  solver.clear();
+  CHECK_THROWS_AS(solver.add_flow(links, one), std::invalid_argument);
+}
