@@ -615,7 +615,7 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
 // the send decides what fills it.
 void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op,
                                     PendingPeer& pair) {
-  if (fold_ && pair.image_paths.empty()) {
+  if (images_transfer_too(sender, receiver) && pair.image_paths.empty()) {
     for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
       const std::uint32_t image_sender = fold_->image(sender, j), image_receiver = fold_->image(receiver, j);
       pair.image_paths.push_back(&system_.route(ranks_[image_sender].endpoint, ranks_[image_receiver].endpoint,
@@ -642,13 +642,20 @@ void Executor::start_transfer(std::uint32_t transfer) {
   const TransferState& t = transfers_[transfer];
   const auto& send = std::get<PeerTransfer>((*ranks_[t.sender].ops)[t.send_op].work);
   network_->start(*t.pair->path, send.bytes, [this, transfer] { finish_transfer(transfer); });
-  if (!fold_ || (inside_one_node(t.sender, t.receiver) && !fold_->nodes_shared)) return;
+  if (!images_transfer_too(t.sender, t.receiver)) return;
   // The images' transfers start now too, on their own routes.
   const std::uint32_t check = open_check(fold_->replicas, "pipeline transfer");
   transfers_[transfer].check = check;
   for (std::uint32_t j = 1; j < fold_->replicas; ++j) {
     network_->start(*t.pair->image_paths[j - 1], send.bytes, [this, check] { note_end(check); });
   }
+}
+
+// Under a fold, whether a pipeline transfer's images move their bytes too:
+// one inside a node runs for the representative alone (below), unless the
+// replicas share nodes.
+bool Executor::images_transfer_too(std::uint32_t sender, std::uint32_t receiver) const {
+  return fold_ && (!inside_one_node(sender, receiver) || fold_->nodes_shared);
 }
 
 // A transfer inside one node runs for the representative alone, as a

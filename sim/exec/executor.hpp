@@ -151,6 +151,7 @@ class Executor {
   ExecutionResult replay_once();
   std::uint32_t open_check(std::uint32_t parties, const char* what);
   bool inside_one_node(std::uint32_t sender, std::uint32_t receiver) const;
+  bool images_transfer_too(std::uint32_t sender, std::uint32_t receiver) const;
   void abandon_fold(std::string reason);
   void note_end(std::uint32_t check);
   void launch_images(std::uint32_t group, std::uint32_t instance, TimePs start, std::uint64_t keys_before);
