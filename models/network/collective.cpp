@@ -59,6 +59,10 @@ NodeCrossing rccl_mesh_crossing(int m) {
 std::vector<std::vector<EndpointId>> ring_orders(const CollectiveRequest& r, const GroupShape& shape,
                                                  const CollectiveTopology* topology) {
   if (is_ring_op(r.op) && rccl_mesh_link_rate(shape, topology) > 0.0) return mesh_rings(r.members);
+  if (is_ring_op(r.op)) {
+    if (DirectLinkRings direct = direct_link_rings(r.members, shape, topology); !direct.rings.empty())
+      return std::move(direct.rings);
+  }
   if (shape.node_count() <= 1 || !shape.uniform || !is_ring_op(r.op)) return {r.members};
   const int m = shape.per_node();
   const bool mesh = rccl_mesh_nodes_link_rate(shape, topology) > 0.0 && !mesh_path_offsets(m).empty();

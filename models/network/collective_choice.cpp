@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -161,6 +162,48 @@ double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* to
   return shape.node_count() == 1 ? rccl_mesh_nodes_link_rate(shape, topology) : 0.0;
 }
 
+namespace direct_ring_detail {
+
+// Summed rates of the direct links from member i to member j, at [i * n + j].
+std::vector<double> direct_rates(const std::vector<EndpointId>& members, const CollectiveTopology& topology) {
+  const std::size_t n = members.size();
+  std::map<EndpointId, std::size_t> index_of;
+  for (std::size_t i = 0; i < n; ++i) index_of[members[i]] = i;
+  std::vector<double> rates(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& [peer, bytes_per_s] : topology.place(members[i])->direct_links) {
+      if (const auto j = index_of.find(peer); j != index_of.end()) rates[i * n + j->second] += bytes_per_s;
+    }
+  }
+  return rates;
+}
+
+bool switchless(const std::vector<EndpointId>& members, const CollectiveTopology& topology) {
+  return std::all_of(members.begin(), members.end(), [&](EndpointId m) {
+    const MemberPlace* place = topology.place(m);
+    return place && !place->nvswitch && !place->direct_links.empty();
+  });
+}
+
+}  // namespace direct_ring_detail
+
+DirectLinkRings direct_link_rings(const std::vector<EndpointId>& members, const GroupShape& shape,
+                                  const CollectiveTopology* topology) {
+  if (!topology || shape.node_count() != 1 || members.size() < 3 || !direct_ring_detail::switchless(members, *topology))
+    return {};
+  const std::vector<double> rates = direct_ring_detail::direct_rates(members, *topology);
+  double slowest = std::numeric_limits<double>::infinity();
+  for (double rate : rates) {
+    if (rate > 0.0) slowest = std::min(slowest, rate);
+  }
+  if (std::isinf(slowest)) return {};
+  std::vector<int> capacity;
+  for (double rate : rates) capacity.push_back(static_cast<int>(std::floor(rate / slowest + 1e-9)));
+  DirectLinkRings result{link_rings(members, capacity), slowest};
+  if (result.rings.empty()) result.ring_bytes_per_s = 0.0;
+  return result;
+}
+
 namespace {
 
 // The CTAs of the slowest member set the pace of every ring it is in.
@@ -241,6 +284,11 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
         // Its rings share no link, so together they move at their count's rate.
         const double rings = static_cast<double>(mesh_ring_count(r.members.size()));
         return ring_seconds(p, c, r.op, intra * rings, inter, 1.0);
+      }
+      if (const DirectLinkRings direct = direct_link_rings(r.members, shape, &t);
+          is_ring_op(r.op) && !direct.rings.empty()) {
+        const double rings = static_cast<double>(direct.rings.size());
+        return ring_seconds(p, c, r.op, direct.ring_bytes_per_s * rings, inter, 1.0);
       }
       if (rccl_mesh_nodes_link_rate(shape, &t) > 0.0 && is_ring_op(r.op) &&
           !mesh_path_offsets(shape.per_node()).empty()) {

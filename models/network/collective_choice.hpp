@@ -40,6 +40,20 @@ double rccl_mesh_link_rate(const GroupShape& shape, const CollectiveTopology* to
 // slowest of those links, else 0.
 double rccl_mesh_nodes_link_rate(const GroupShape& shape, const CollectiveTopology* topology);
 
+// NCCL's rings on a one-node group of GPUs joined by direct links with no
+// switch between them, where the links do not join every pair (DGX-1's
+// NVLink hybrid cube-mesh): rings through every member over those links
+// alone (mesh_rings.hpp, link_rings), each moving at the slowest link's
+// rate, a link of k times that rate carrying k of them. NCCL's graph search
+// finds such rings before it falls back to PCIe; in member order GPU3 ->
+// GPU4 of a DGX-1 has no cable and its ring crossed PCIe and QPI.
+struct DirectLinkRings {
+  std::vector<std::vector<EndpointId>> rings;  // empty: the group is not such a group, or has no such ring
+  double ring_bytes_per_s = 0.0;               // each ring's rate
+};
+DirectLinkRings direct_link_rings(const std::vector<EndpointId>& members, const GroupShape& shape,
+                                  const CollectiveTopology* topology);
+
 // Whether `op` is one of the ops NCCL runs on rings (all-reduce, all-gather,
 // reduce-scatter).
 bool is_ring_op(CollectiveOp op);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/network/path.hpp"
@@ -26,6 +27,10 @@ struct MemberPlace {
   // each other GPU of its node (the slowest, if they differ); 0 unless it
   // has one to every one of them.
   double mesh_link_bytes_per_s = 0.0;
+  // Its direct links to other GPUs of its node, with no switch between
+  // (xGMI, NVLink without an NVSwitch): the peer and the link's effective
+  // rate, one entry per link. Empty where it reaches its peers through a switch.
+  std::vector<std::pair<EndpointId, double>> direct_links;
 };
 
 struct CollectiveTopology {

@@ -21,6 +21,15 @@ std::vector<std::vector<EndpointId>> mesh_rings(const std::vector<EndpointId>& m
 // How many rings mesh_rings finds for a group of `n`.
 std::size_t mesh_ring_count(std::size_t n);
 
+// Rings over `members` (each starting at members[0]) on GPUs joined by some
+// direct links, not all (DGX-1's NVLink hybrid cube-mesh): each ring takes
+// only hops i -> j with capacity[i * n + j] > 0, and no hop more often than
+// that. NCCL's graph search builds its rings this way, from NVLink alone, so
+// none crosses PCIe. As many as the same deterministic search finds within
+// its budget, up to the most the capacities allow; empty where none exists.
+std::vector<std::vector<EndpointId>> link_rings(const std::vector<EndpointId>& members,
+                                                const std::vector<int>& capacity);
+
 // Across nodes each ring crosses every node on a Hamiltonian path, entering
 // on one GPU's NIC and leaving on another's; NCCL's order (local ranks e,
 // e+1, ..., e-1) would put all m rings on the same m links of a mesh. A

@@ -110,21 +110,29 @@ ReductionTree climb_to(const System& system, const std::vector<EndpointId>& gpus
   return tree;
 }
 
-// The slowest of `gpu`'s direct links to the other GPUs of its node, when it
-// has one to each of them (a full mesh), else 0. From the graph's own edges:
-// routing every pair would cost a 16,384-GPU system 100,000 routes.
-double mesh_link_rate(const System& system, EndpointId gpu, const std::map<int, int>& gpus_per_node) {
+// `gpu`'s direct links to the other GPUs of its node. From the graph's own
+// edges: routing every pair would cost a 16,384-GPU system 100,000 routes.
+std::vector<std::pair<EndpointId, double>> direct_gpu_links(const System& system, EndpointId gpu) {
   const SystemGraph& graph = system.graph();
   const int node = system.part(gpu).node;
-  std::set<EndpointId> peers;
-  double slowest = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<EndpointId, double>> links;
   for (const auto& e : boost::make_iterator_range(boost::out_edges(gpu, graph))) {
     const auto u = static_cast<EndpointId>(boost::target(e, graph));
     if (graph[u].kind != PartKind::gpu || graph[u].node != node) continue;
-    peers.insert(u);
-    slowest = std::min(slowest, graph[e].spec.effective().bytes_per_s);
+    links.emplace_back(u, graph[e].spec.effective().bytes_per_s);
   }
-  const int others = gpus_per_node.at(node) - 1;
+  return links;
+}
+
+// The slowest of those links when they reach each of the node's `others`
+// GPUs (a full mesh), else 0.
+double mesh_link_rate(const std::vector<std::pair<EndpointId, double>>& links, int others) {
+  std::set<EndpointId> peers;
+  double slowest = std::numeric_limits<double>::infinity();
+  for (const auto& [peer, bytes_per_s] : links) {
+    peers.insert(peer);
+    slowest = std::min(slowest, bytes_per_s);
+  }
   return others > 0 && static_cast<int>(peers.size()) == others ? slowest : 0.0;
 }
 
@@ -146,7 +154,8 @@ CollectiveTopology describe_collective_topology(const System& system, bool sharp
         place.nvls = nvls_capable(port->kind);
       }
     } else {
-      place.mesh_link_bytes_per_s = mesh_link_rate(system, gpu, gpus_per_node);
+      place.direct_links = direct_gpu_links(system, gpu);
+      place.mesh_link_bytes_per_s = mesh_link_rate(place.direct_links, gpus_per_node.at(place.node) - 1);
     }
     t.set_place(gpu, place);
   }
