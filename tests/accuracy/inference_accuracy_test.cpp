@@ -1,6 +1,7 @@
 // Serving accuracy: every point of workloads/measured/inference_points.yaml
-// (TensorRT-LLM's and NIM's published H100 figures, and this project's own
-// H100 measurement of prefill and decode in plain PyTorch) replayed by
+// (TensorRT-LLM's and NIM's published H100 figures, Intel's published Gaudi 3
+// figures, and this project's own H100 measurement of prefill and decode in
+// plain PyTorch) replayed by
 // `task: inference`, its error printed as a docs/inference.md row. In- and
 // out-of-sample points are summarised apart.
 #include <yaml-cpp/yaml.h>
@@ -87,12 +88,17 @@ TEST_CASE("published and measured serving figures: errors in and out of sample",
   std::printf("in sample: %zu points\n", in_sample.size());
   REQUIRE(!all_out.empty());
   std::printf("out of sample, all: %zu points, median |error| %.1f %%\n", all_out.size(), 100.0 * median(all_out));
-  // Where each source stood when docs/inference.md's table was written
-  // (nim 15.5 %, trtllm 14.7 %, torch 20.9 % on the H100 and 30.2 % on the
-  // H200), with a few points of slack: a change that makes serving worse
-  // overall fails here.
+  // Where each source stood when docs/inference.md's table was first
+  // written (nim 15.5 %, trtllm 14.7 %, torch 20.9 % on the H100 and 30.2 %
+  // on the H200), with a few points of slack: a change that makes serving
+  // worse overall fails here. On 2026-11-29 they stood at 17.6, 19.9, 23.2
+  // and 30.9 % (docs/inference.md says why).
   CHECK(median(out_of_sample["nim on H100"]) <= 0.20);
   CHECK(median(out_of_sample["trtllm on H100"]) <= 0.20);
   CHECK(median(out_of_sample["torch on H100"]) <= 0.25);
   CHECK(median(out_of_sample["torch on H200"]) <= 0.35);
+  // Gaudi 3 (6.5 % when its points were added; its catalogue entry is
+  // uncalibrated, so this bounds the datasheet figures and the carried-over
+  // efficiencies together).
+  CHECK(median(out_of_sample["habana on Gaudi 3"]) <= 0.10);
 }

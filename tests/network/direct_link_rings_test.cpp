@@ -87,3 +87,21 @@ TEST_CASE("a 1 GiB all-reduce on DGX-1 runs at its NVLink rings' rate, not over 
   CHECK(r.busbw_bytes_per_s > 0.8 * rings_rate);
   CHECK(r.busbw_bytes_per_s <= rings_rate);
 }
+
+TEST_CASE("on Gaudi 3's RoCE full mesh the rings take every link, seven of them", "[network][direct_rings]") {
+  // Not RCCL's mesh (an AMD part's), yet the same shape: every accelerator
+  // joined to each other one by its own three 200GbE ports.
+  const System& gaudi = test::system_named("gaudi3_x8.yaml");
+  const CollectiveTopology topology = describe_collective_topology(gaudi);
+  const std::vector<EndpointId> gpus = gaudi.gpus();
+  const DirectLinkRings direct = direct_link_rings(gpus, shape_of(gpus, &topology), &topology);
+  CHECK(direct.rings.size() == 7);
+  CollectivePoint point;
+  point.bytes = direct_rings_detail::kGiB;
+  point.algorithm = CollectiveAlgorithm::ring;
+  const CollectiveResult all = simulate_collective(gaudi, CollectiveTuning::load(), point);
+  point.gpus = 2;  // two accelerators: one link, one ring each way
+  const CollectiveResult pair = simulate_collective(gaudi, CollectiveTuning::load(), point);
+  INFO("busbw " << all.busbw_bytes_per_s / 1e9 << " GB/s against one link's " << pair.busbw_bytes_per_s / 1e9);
+  CHECK(all.busbw_bytes_per_s > 5 * pair.busbw_bytes_per_s);
+}

@@ -138,10 +138,10 @@ TEST_CASE("shards merged give the serial rows, a missing or foreign shard is ref
 // The buyer's question across generations and vendors: every GPU of the
 // shipped study (NVIDIA Hopper and Blackwell, AMD CDNA3 and CDNA4) gets a
 // step time, a cost and an energy from the catalogue's defaults.
-TEST_CASE("a sweep over six GPU generations prices and powers every point", "[study][sweep][costs]") {
+TEST_CASE("a sweep over seven accelerator generations prices and powers every point", "[study][sweep][costs]") {
   const Study study = load_study("configs/studies/gpu_generations.yaml");
   const std::vector<PointRow> rows = run_points(study, all_points(study), 2);
-  REQUIRE(rows.size() == 6);
+  REQUIRE(rows.size() == 7);
   for (const PointRow& r : rows) {
     INFO("point " << r.point << ": " << r.outcome.reason);
     REQUIRE(r.outcome.status == PointStatus::ok);
