@@ -53,6 +53,9 @@ ComputeWork attention_work(const ConfigNode& p) {
   const double s = static_cast<double>(w.n), d = static_cast<double>(w.k), bh = static_cast<double>(w.batch);
   w.flops = (w.backward ? 2.5 : 1.0) * (w.causal ? 0.5 : 1.0) * 4.0 * bh * s * s * d;
   w.memory_bytes = (w.backward ? 8.0 : 4.0) * bh * s * d * bytes_per_element(w.dtype);
+  // Measured at the clock the part's power limit holds (a figure of kernels run back to back for long
+  // enough), so priced with its sustained slowdown.
+  w.sustained = p.bool_or("sustained", false);
   return w;
 }
 

@@ -281,9 +281,9 @@ TEST_CASE("a power limit on a part without a power model names the fields it tak
           "[topology][bad_config][variant]") {
   check_bad_input({"variant_power_limit_no_model.yaml",
                    7,
-                   "1000 W",
+                   "600 W",
                    kParts + ".gpu.variant.power_limit",
-                   {"mi355x has no power model", "memory_capacity, memory_bandwidth and clock_scale"}});
+                   {"gaudi3 has no power model", "memory_capacity, memory_bandwidth and clock_scale"}});
 }
 
 TEST_CASE("a variant field the schema does not know is refused with the valid ones",

@@ -76,7 +76,7 @@ def report(name, errors_by_split):
 def main():
     with open(os.path.join(HERE, "..", "kernel_points.yaml")) as f:
         data = yaml.safe_load(f)
-    gemms = [p for p in data["gemm"] if p["split"] != "excluded"]
+    gemms = [p for p in data["gemm"] if p["split"] != "excluded" and p["gpu"] == "h100-sxm"]
 
     def gemm_residuals(x, points):
         return [math.log(2 * p["m"] * p["n"] * p["k"] / (gemm_time(x, p) + p["harness_gap_us"] * 1e-6) / 1e12 /
@@ -92,7 +92,8 @@ def main():
                                  p["dtype"] == dtype and p["split"] == s])] for s in ("fit", "held_out")})
     for kernel in ("flash2", "cudnn"):
         for pas in ("forward", "backward"):
-            pts = [p for p in data["attention"] if p["kernel"] == kernel and p["pass"] == pas]
+            pts = [p for p in data["attention"] if p["kernel"] == kernel and p["pass"] == pas and
+                   p["gpu"] == "h100-sxm"]
 
             def residuals(q, points):
                 return [math.log(attention_tflops(q, p, p["harness_gap_us"] * 1e-6) / p["tflops"]) for p in points]
