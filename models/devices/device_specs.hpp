@@ -182,6 +182,10 @@ struct NicSpec {
   std::string protocol;  // "infiniband", "ethernet", "infiniband_or_ethernet"
   int ports = 0;
   Bandwidth port_bandwidth;  // per port, per direction
+  // The rate of its one cable into a fabric, per direction: a port's,
+  // unless the entry gives the ports' sum (several ports that all face the
+  // fabric, modelled as one cable, as bonded NVLinks are).
+  Bandwidth fabric_bandwidth;
   std::string host_interface;
   std::string source;
 };

@@ -99,13 +99,21 @@ MemorySpec parse_memory(const std::string& id, const ConfigNode& entry) {
 }
 
 NicSpec parse_nic(const std::string& id, const ConfigNode& entry) {
-  entry.expect_keys({"name", "protocol", "ports", "port_bandwidth", "host_interface", "source"});
+  entry.expect_keys({"name", "protocol", "ports", "port_bandwidth", "fabric_bandwidth", "host_interface", "source"});
   NicSpec nic;
   nic.id = id;
   nic.name = entry.string("name");
   nic.protocol = entry.choice("protocol", {"infiniband", "ethernet", "infiniband_or_ethernet"});
   nic.ports = positive_int(entry, "ports");
   nic.port_bandwidth = entry.bandwidth("port_bandwidth");
+  nic.fabric_bandwidth = nic.port_bandwidth;
+  if (auto fabric = entry.optional_child("fabric_bandwidth")) {
+    nic.fabric_bandwidth = entry.bandwidth("fabric_bandwidth");
+    const double most = nic.port_bandwidth.bytes_per_s * nic.ports;
+    if (nic.fabric_bandwidth.bytes_per_s > most * (1 + 1e-9))
+      fabric->fail("exceeds the sum of the NIC's " + std::to_string(nic.ports) + " ports of " +
+                   entry.child("port_bandwidth").as_string() + "; at most ports x port_bandwidth");
+  }
   nic.host_interface = entry.string("host_interface");
   nic.source = read_source(entry);
   return nic;

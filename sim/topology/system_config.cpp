@@ -228,7 +228,7 @@ void add_fabric(Build& b, const ConfigNode& node, const DeviceCatalogue& catalog
   const auto nics = fabric_nics(b, spec);
   const std::function<Bandwidth(EndpointId)> nic_rate = [&](EndpointId nic) {
     const NicSpec* model = catalogue.find_nic(b.system.part(nic).model);
-    return model ? model->port_bandwidth : spec.link.bandwidth;
+    return model ? model->fabric_bandwidth : spec.link.bandwidth;
   };
   try {
     build_fat_tree(b.system, spec, nics, nic_rate);

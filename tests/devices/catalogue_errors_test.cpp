@@ -130,6 +130,11 @@ TEST_CASE("host-part entries validate their fields", "[devices][errors]") {
       "nics:\n  n: {name: x, protocol: ethernet, ports: 1, port_bandwidth: -1 Gb/s, "
       "host_interface: pcie, source: s}\n";
   CHECK_THAT(error_of(nic), Catch::Contains("nics.n.port_bandwidth"));
+  // A fabric cable faster than all the NIC's ports together.
+  const std::string fast =
+      "nics:\n  n: {name: x, protocol: ethernet, ports: 3, port_bandwidth: 200 Gb/s, fabric_bandwidth: 800 Gb/s, "
+      "host_interface: pcie, source: s}\n";
+  CHECK_THAT(error_of(fast), Catch::Contains("nics.n.fabric_bandwidth") && Catch::Contains("3 ports of 200 Gb/s"));
 }
 
 TEST_CASE("ids must be unique across files of one directory", "[devices][errors]") {

@@ -105,3 +105,20 @@ TEST_CASE("on Gaudi 3's RoCE full mesh the rings take every link, seven of them"
   INFO("busbw " << all.busbw_bytes_per_s / 1e9 << " GB/s against one link's " << pair.busbw_bytes_per_s / 1e9);
   CHECK(all.busbw_bytes_per_s > 5 * pair.busbw_bytes_per_s);
 }
+
+TEST_CASE("Gaudi 3's three scale-out ports carry a ring between nodes at their summed 600 Gb/s",
+          "[network][direct_rings]") {
+  // One accelerator per node: the ring crosses each node on its scale-out
+  // NIC part, whose fabric cable is the three 200GbE ports together
+  // (nics.yaml fabric_bandwidth); at one port's rate it would reach a third.
+  const System& cluster = test::system_named("gaudi3_x8_x16_roce.yaml");
+  CollectivePoint point;
+  point.bytes = direct_rings_detail::kGiB;
+  point.gpus = 16;
+  point.per_node = 1;
+  const CollectiveResult r = simulate_collective(cluster, CollectiveTuning::load(), point);
+  const double nic_bytes_per_s = 600e9 / 8;
+  INFO("busbw " << r.busbw_bytes_per_s / 1e9 << " GB/s");
+  CHECK(r.busbw_bytes_per_s > 0.8 * nic_bytes_per_s);
+  CHECK(r.busbw_bytes_per_s <= nic_bytes_per_s);
+}
