@@ -285,10 +285,12 @@ double estimate_seconds(CollectiveAlgorithm a, Protocol protocol, ProtocolUse us
         const double rings = static_cast<double>(mesh_ring_count(r.members.size()));
         return ring_seconds(p, c, r.op, intra * rings, inter, 1.0);
       }
-      if (const DirectLinkRings direct = direct_link_rings(r.members, shape, &t);
-          is_ring_op(r.op) && !direct.rings.empty()) {
-        const double rings = static_cast<double>(direct.rings.size());
-        return ring_seconds(p, c, r.op, direct.ring_bytes_per_s * rings, inter, 1.0);
+      if (is_ring_op(r.op)) {
+        // Searched only for ring ops: broadcast and reduce run an open chain.
+        if (const DirectLinkRings direct = direct_link_rings(r.members, shape, &t); !direct.rings.empty()) {
+          const double rings = static_cast<double>(direct.rings.size());
+          return ring_seconds(p, c, r.op, direct.ring_bytes_per_s * rings, inter, 1.0);
+        }
       }
       if (rccl_mesh_nodes_link_rate(shape, &t) > 0.0 && is_ring_op(r.op) &&
           !mesh_path_offsets(shape.per_node()).empty()) {

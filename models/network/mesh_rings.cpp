@@ -82,10 +82,6 @@ std::vector<int> full_mesh_capacity(std::size_t n) {
   return capacity;
 }
 
-std::vector<std::vector<std::size_t>> full_mesh_cycles(std::size_t n) {
-  return RingSearch(n, full_mesh_capacity(n), n - 1).run();
-}
-
 std::vector<std::vector<EndpointId>> as_members(const std::vector<std::vector<std::size_t>>& cycles,
                                                 const std::vector<EndpointId>& members) {
   std::vector<std::vector<EndpointId>> rings;
@@ -113,12 +109,16 @@ std::size_t ring_bound(std::size_t n, const std::vector<int>& capacity) {
 
 }  // namespace
 
+// A full mesh is the capacity search with every ordered pair once; its
+// bound is n - 1 rings.
 std::vector<std::vector<EndpointId>> mesh_rings(const std::vector<EndpointId>& members) {
   if (members.size() < 2) return {members};
-  return as_members(full_mesh_cycles(members.size()), members);
+  return link_rings(members, full_mesh_capacity(members.size()));
 }
 
-std::size_t mesh_ring_count(std::size_t n) { return n < 2 ? 1 : full_mesh_cycles(n).size(); }
+std::size_t mesh_ring_count(std::size_t n) {
+  return n < 2 ? 1 : RingSearch(n, full_mesh_capacity(n), n - 1).run().size();
+}
 
 std::vector<std::vector<EndpointId>> link_rings(const std::vector<EndpointId>& members,
                                                 const std::vector<int>& capacity) {
