@@ -13,8 +13,12 @@ constexpr double kScaleUpdateTensorsTouched = 2.0;
 constexpr double kTransposeTensorsTouched = 2.0;
 
 // Bytes a cast_transpose moves, counted in bf16 elements as streaming_work
-// does: 4 bytes per element read 2, write 1 + 1.
-double cast_tensors(DType dtype) { return kFp8CastBytesPerElement / bytes_per_element(dtype); }
+// does: 4 bytes per element read 2, write 1 + 1, and under dynamic scaling
+// the amax pass's read before it.
+double cast_tensors(const Fp8Training& fp8, DType dtype) {
+  const double amax = fp8.scaling == Fp8Scaling::dynamic ? kFp8AmaxReadBytesPerElement : 0.0;
+  return (kFp8CastBytesPerElement + amax) / bytes_per_element(dtype);
+}
 
 }  // namespace
 
@@ -35,14 +39,14 @@ void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPha
   const double elements = rows * static_cast<double>(k) + weight;
   out.compute(
       name, phase,
-      streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement, cast_tensors(g.p.dtype)));
+      streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement, cast_tensors(*g.p.fp8, g.p.dtype)));
 }
 
 void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out) {
   if (!g.p.fp8) return;
   out.compute(name, OpPhase::backward,
               streaming_work(ComputeKind::elementwise, g.p.dtype, rows * static_cast<double>(n), kCastFlopsPerElement,
-                             cast_tensors(g.p.dtype)));
+                             cast_tensors(*g.p.fp8, g.p.dtype)));
 }
 
 void append_fp8_weight_transpose(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
@@ -53,8 +57,9 @@ void append_fp8_weight_transpose(const PassGeometry& g, const std::string& name,
               streaming_work(ComputeKind::elementwise, DType::fp8, elements, 0.0, kTransposeTensorsTouched));
 }
 
+// Only delayed scaling keeps a history to roll; dynamic scales come with the cast.
 void append_fp8_scale_update(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out) {
-  if (!g.p.fp8) return;
+  if (!g.p.fp8 || g.p.fp8->scaling != Fp8Scaling::delayed) return;
   const double entries = kFp8LinearsPerBlock * kFp8TensorsPerLinear * kFp8AmaxHistory;
   out.compute(name, phase, streaming_work(ComputeKind::other, DType::fp32, entries, 1.0, kScaleUpdateTensorsTouched));
 }

@@ -17,8 +17,16 @@
 //     inputs shrink to 1 byte per element.
 // Options: Megatron/TE's fp8 all-gathers of GEMM inputs under sequence
 // parallelism (`tp_all_gather`), torchtitan Float8's fp8 all-gather of
-// FSDP-sharded weights (`param_all_gather`).
+// FSDP-sharded weights (`param_all_gather`), and how scales are found
+// (`scaling`).
 namespace simctl {
+
+// How each fp8 tensor's scale is found. TE's recipes take it from an amax
+// history of earlier steps (delayed: the cast reads its input once). torchao's
+// Float8Linear, which torchtitan runs, computes it from the tensor itself
+// (dynamic, tensorwise): a max-reduction pass over the high-precision tensor
+// before the cast can start, and no history to roll.
+enum class Fp8Scaling { delayed, dynamic };
 
 struct Fp8Training {
   // The format of the linear layers' GEMM operands: fp8, or fp4 under
@@ -42,6 +50,7 @@ struct Fp8Training {
   // fp8_dot_product_attention, FP8_DPA with NVTE_FP8_DPA_BWD in the MLPerf
   // LoRA configs). Needs the cudnn attention kernel with an fp8 fit.
   bool dot_product_attention = false;
+  Fp8Scaling scaling = Fp8Scaling::delayed;
 };
 
 // The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take
@@ -49,6 +58,12 @@ struct Fp8Training {
 inline constexpr double kFp8WeightCopyBytes = 2.0;
 // Bytes per element a cast_transpose moves: read bf16, write fp8 twice.
 inline constexpr double kFp8CastBytesPerElement = 4.0;
+// Dynamic scaling's amax pass reads the bf16 tensor once more before the cast.
+// torchao's tensorwise cast under torch.compile writes the fp8 tensor and the
+// transposed copy its backward GEMMs need from that one read, as TE's
+// cast_transpose does, so the cast itself is priced as TE's (assumed: inductor
+// fuses the two outputs; unfused, each transpose would move 2 B more).
+inline constexpr double kFp8AmaxReadBytesPerElement = 2.0;
 // amax history length per fp8 tensor: NeMo's recipes (fp8_amax_history_len
 // 1024, fp8_amax_compute_algo max).
 inline constexpr double kFp8AmaxHistory = 1024.0;

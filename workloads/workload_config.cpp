@@ -242,6 +242,10 @@ ActivationRecompute parse_recompute(const ConfigNode& node) {
 
 Strategy parse_strategy(const ConfigNode& node) { return parse_word(node, kStrategyWords); }
 
+Fp8Scaling parse_fp8_scaling(const ConfigNode& node) {
+  return node.as_choice({"delayed", "dynamic"}) == "dynamic" ? Fp8Scaling::dynamic : Fp8Scaling::delayed;
+}
+
 std::string frameworks_path() { return data_root() + "/workloads/frameworks.yaml"; }
 
 void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
@@ -271,6 +275,8 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
     spec.eager_op_chains = entry.bool_or("eager_op_chains", false);
     spec.framework_compiles = entry.bool_or("torch_compile", false);
+    if (entry.has("fp8_scaling"))
+      spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
     spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", 0);
     if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
     return;
@@ -503,6 +509,7 @@ void set_precision(const ConfigNode& node, WorkloadSpec& spec) {
 // The `fp8:` options, and what fp8 training is modelled for: a dense
 // transformer's linear layers.
 void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
+  if (spec.fp8) spec.fp8->scaling = spec.framework_fp8_scaling;
   if (auto f = node.optional_child("fp8")) {
     if (!spec.fp8) f->fail("fp8 options need `precision: fp8` (or fp4)");
     expect_section(*f, "workload.fp8");
@@ -511,6 +518,7 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
     spec.fp8->params = f->bool_or("params", false);
     spec.fp8->activation_input = f->bool_or("activation_input", false);
     spec.fp8->dot_product_attention = f->bool_or("dot_product_attention", false);
+    if (f->has("scaling")) spec.fp8->scaling = parse_fp8_scaling(f->child("scaling"));
     if (spec.fp8->params && shards_weights_strategy(spec.strategy)) {
       f->child("params").fail("fp8 parameters are modelled for unsharded weights (ddp, zero1, zero2); with strategy " +
                               std::string(config_word(spec.strategy)) +

@@ -194,6 +194,9 @@ struct WorkloadSpec {
   bool eager_op_chains = false;
   bool framework_compiles = false;
   bool compile = false;
+  // How the framework's fp8 linears find their scales, where `fp8.scaling`
+  // does not say (TE's delayed scaling; torchao's dynamic under torchtitan).
+  Fp8Scaling framework_fp8_scaling = Fp8Scaling::delayed;
   double host_issue_seconds_per_op() const { return cuda_graphs ? 0.0 : ps_to_seconds(host_issue_per_kernel); }
   // The framework's defaults for the overlaps a config may also set itself.
   struct FrameworkOverlaps {

@@ -1,6 +1,8 @@
 // FP8 training (`precision: fp8`, workloads/fp8_training.hpp): which GEMMs
 // run in fp8, what the casts and fp8 weight copies cost, the fp8
 // all-gathers, and the configs it refuses.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "config_rejection.hpp"
@@ -83,6 +85,28 @@ TEST_CASE("an fp8 cast moves 4 bytes per input element and the weight once per s
   const double weight = static_cast<double>(m.hidden * m.qkv_width());
   const ComputeWork cast = op_named(forward_ops(shape), "layer0.qkv.fp8_cast").work;
   CHECK(cast.memory_bytes == Approx((tokens * static_cast<double>(m.hidden) + weight / 2.0) * 4.0));
+}
+
+TEST_CASE("dynamic fp8 scaling reads each cast tensor once more and keeps no amax history", "[fp8]") {
+  const auto cast_bytes = [](const WorkloadSpec& spec) {
+    return op_named(forward_ops(plan_shape(spec)), "layer0.qkv.fp8_cast").work.memory_bytes;
+  };
+  const auto has_op = [](const std::vector<ModelOp>& ops, const std::string& name) {
+    return std::any_of(ops.begin(), ops.end(), [&](const ModelOp& op) { return op.name == name; });
+  };
+  const WorkloadSpec delayed = fp8_workload(kLlama7bFp8);
+  const WorkloadSpec dynamic = fp8_workload(kLlama7bFp8 + "  fp8: {scaling: dynamic}\n");
+  CHECK(delayed.fp8->scaling == Fp8Scaling::delayed);
+  REQUIRE(dynamic.fp8->scaling == Fp8Scaling::dynamic);
+  // The amax pass reads the bf16 tensor (2 B) before the 4-byte cast_transpose.
+  CHECK(cast_bytes(dynamic) == Approx(cast_bytes(delayed) * 6.0 / 4.0));
+  CHECK_FALSE(has_op(forward_ops(plan_shape(dynamic)), "layer0.fp8.scale_update"));
+  CHECK_FALSE(has_op(backward_ops(plan_shape(dynamic)), "layer0.fp8.scale_update.bwd"));
+  // torchtitan runs torchao's Float8Linear, whose only scaling is dynamic.
+  CHECK(fp8_workload(kLlama7bFp8 + "  framework: torchtitan\n").fp8->scaling == Fp8Scaling::dynamic);
+  CHECK(fp8_workload(kLlama7bFp8 + "  framework: megatron-lm\n").fp8->scaling == Fp8Scaling::delayed);
+  CHECK(fp8_workload(kLlama7bFp8 + "  framework: torchtitan\n  fp8: {scaling: delayed}\n").fp8->scaling ==
+        Fp8Scaling::delayed);
 }
 
 TEST_CASE("bf16 passes have no fp8 kernels", "[fp8]") {
@@ -171,6 +195,10 @@ TEST_CASE("fp8 configs that cannot run are refused with the field and what is va
   SECTION("fp8 weight all-gathers without sharded weights") {
     CHECK_THAT(refused(kLlama7bFp8 + "  fp8: {param_all_gather: true}\n"),
                Catch::Contains("workload.fp8.param_all_gather") && Catch::Contains("fsdp"));
+  }
+  SECTION("an unknown fp8 scaling") {
+    CHECK_THAT(refused(kLlama7bFp8 + "  fp8: {scaling: rowwise}\n"),
+               Catch::Contains("workload.fp8.scaling") && Catch::Contains("dynamic"));
   }
   SECTION("an unknown fp8 option") {
     CHECK_THAT(refused(kLlama7bFp8 + "  fp8: {all_gather: true}\n"), Catch::Contains("workload.fp8"));
