@@ -37,9 +37,9 @@ void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPha
   if (!g.p.fp8) return;
   const double weight = static_cast<double>(k) * static_cast<double>(n) * g.p.fp8_weight_cast_share;
   const double elements = rows * static_cast<double>(k) + weight;
-  out.compute(
-      name, phase,
-      streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement, cast_tensors(*g.p.fp8, g.p.dtype)));
+  out.compute(name, phase,
+              streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCastFlopsPerElement,
+                             cast_tensors(*g.p.fp8, g.p.dtype)));
 }
 
 void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double rows, std::int64_t n, OpList& out) {

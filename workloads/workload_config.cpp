@@ -275,8 +275,7 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
     spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
     spec.eager_op_chains = entry.bool_or("eager_op_chains", false);
     spec.framework_compiles = entry.bool_or("torch_compile", false);
-    if (entry.has("fp8_scaling"))
-      spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
+    if (entry.has("fp8_scaling")) spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
     spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", 0);
     if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
     return;

@@ -2,7 +2,6 @@
 // run in fp8, what the casts and fp8 weight copies cost, the fp8
 // all-gathers, and the configs it refuses.
 #include <algorithm>
-
 #include <catch2/catch.hpp>
 
 #include "config_rejection.hpp"
