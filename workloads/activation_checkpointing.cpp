@@ -1,5 +1,9 @@
 #include "workloads/activation_checkpointing.hpp"
 
+#include <algorithm>
+
+#include "workloads/layer_split.hpp"
+
 namespace simctl {
 
 std::vector<BlockMatmul> block_matmuls(const TransformerSpec& model, std::int64_t tensor) {
@@ -36,13 +40,16 @@ double selective_op_saved_elements_per_token(const TransformerSpec& model, std::
 }
 
 CheckpointedBlocks checkpointed_blocks(const WorkloadSpec& spec) {
-  const auto& par = spec.parallel;
-  return {spec.recompute_every, spec.recompute_layers, spec.model.layers / (par.pipeline * par.virtual_stages)};
+  return {spec.recompute_every, spec.recompute_layers, chunk_first_blocks(spec)};
 }
 
 bool block_checkpointed(ActivationRecompute recompute, const CheckpointedBlocks& blocks, std::int64_t layer) {
   if (recompute != ActivationRecompute::full) return false;
-  if (blocks.first_of_chunk > 0) return layer % blocks.chunk_layers < blocks.first_of_chunk;
+  if (blocks.first_of_chunk > 0) {
+    const auto& firsts = blocks.chunk_first_blocks;
+    const auto chunk = std::upper_bound(firsts.begin(), firsts.end(), layer) - 1;
+    return layer - *chunk < blocks.first_of_chunk;
+  }
   return (layer + 1) % blocks.every == 0;
 }
 

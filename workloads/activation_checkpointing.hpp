@@ -53,12 +53,12 @@ double selective_op_saved_elements_per_token(const TransformerSpec& model, std::
 struct CheckpointedBlocks {
   std::int64_t every = 1;
   std::int64_t first_of_chunk = 0;
-  std::int64_t chunk_layers = 1;  // blocks per pipeline chunk
+  std::vector<std::int64_t> chunk_first_blocks{0};  // each pipeline chunk's first block (layer_split.hpp)
 };
 CheckpointedBlocks checkpointed_blocks(const WorkloadSpec& spec);
 
 // Whether block `layer` (0-based, over the whole model) is re-run in
-// backward under `recompute`. Chunks start at multiples of chunk_layers.
+// backward under `recompute`.
 bool block_checkpointed(ActivationRecompute recompute, const CheckpointedBlocks& blocks, std::int64_t layer);
 
 }  // namespace simctl

@@ -1,15 +1,16 @@
 #include "workloads/data_parallel_sync.hpp"
 
+#include "workloads/layer_split.hpp"
+
 namespace simctl {
 
 bool shards_weights(Strategy s) { return s == Strategy::zero3 || s == Strategy::fsdp; }
 bool shards_gradients(Strategy s) { return s == Strategy::zero2 || shards_weights(s); }
 bool shards_optimizer(Strategy s) { return s == Strategy::zero1 || shards_gradients(s); }
 
-double stage_linear_parameters(const WorkloadSpec& spec) {
-  const auto& par = spec.parallel;
-  return static_cast<double>(spec.model.layers / par.pipeline) * static_cast<double>(spec.model.linear_parameters()) /
-         static_cast<double>(par.tensor);
+double stage_linear_parameters(const WorkloadSpec& spec, std::int64_t stage) {
+  return static_cast<double>(stage_block_count(spec, stage)) * static_cast<double>(spec.model.linear_parameters()) /
+         static_cast<double>(spec.parallel.tensor);
 }
 
 namespace {
@@ -160,7 +161,8 @@ void DataParallelSync::finish_backward(RankOps& ops) {
   }
 }
 
-void DataParallelSync::after_optimizer(RankOps& ops, double parameters, double expert_parameters, OpIndex optimizer) {
+void DataParallelSync::after_optimizer(RankOps& ops, std::int64_t stage, double parameters, double expert_parameters,
+                                       OpIndex optimizer) {
   if (!shards_optimizer(spec_.strategy) || shards_weights(spec_.strategy)) return;
   // Gathered at the start of the (next) step instead: start_param_gather.
   if (gathers_params_ahead()) return;
@@ -168,7 +170,7 @@ void DataParallelSync::after_optimizer(RankOps& ops, double parameters, double e
   const double dense = dense_part(parameters, expert_parameters);
   if (dense_.active()) {
     collective(ops, dense_, "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,
-               gather_bytes(spec_, dense, stage_linear_parameters(spec_)), {optimizer});
+               gather_bytes(spec_, dense, stage_linear_parameters(spec_, stage)), {optimizer});
   }
   if (split_ && experts_.active() && expert_parameters > 0.0) {
     collective(ops, experts_, experts_.prefix + "weights.all_gather", OpPhase::optimizer, CollectiveOp::all_gather,

@@ -55,8 +55,9 @@ class DataParallelSync {
   void after_unit_backward(RankOps& ops, const ModelUnit& unit, const std::string& prefix, bool last_micro_batch);
   // Launches what is still buffered once the stage's backward passes are done.
   void finish_backward(RankOps& ops);
-  // `parameters` held by the rank, `expert_parameters` of them the experts'.
-  void after_optimizer(RankOps& ops, double parameters, double expert_parameters, OpIndex optimizer);
+  // `parameters` held by the rank of pipeline `stage`, `expert_parameters` of them the experts'.
+  void after_optimizer(RankOps& ops, std::int64_t stage, double parameters, double expert_parameters,
+                       OpIndex optimizer);
 
   // FSDP under pipeline parallelism: units gathered once per step, gradients
   // reduced once (see above).
@@ -114,9 +115,9 @@ bool shards_weights(Strategy s);
 // `params`.
 double gathered_weight_bytes(const WorkloadSpec& spec, const ModelUnit& unit);
 
-// Linear-layer parameters one rank of a pipeline stage holds: its blocks'
+// Linear-layer parameters one rank of pipeline `stage` holds: its blocks'
 // QKV, attention output and MLP weights, on its TP shard.
-double stage_linear_parameters(const WorkloadSpec& spec);
+double stage_linear_parameters(const WorkloadSpec& spec, std::int64_t stage);
 bool shards_gradients(Strategy s);
 bool shards_optimizer(Strategy s);
 

@@ -7,6 +7,7 @@
 #include "workloads/cnn_ops.hpp"
 #include "workloads/data_parallel_sync.hpp"
 #include "workloads/inference_memory.hpp"
+#include "workloads/layer_split.hpp"
 #include "workloads/lstm_ops.hpp"
 #include "workloads/pipeline_schedule.hpp"
 #include "workloads/stage_layout.hpp"
@@ -205,7 +206,7 @@ std::vector<MemoryUse> finetune_state(const WorkloadSpec& spec, std::int64_t sta
   const double precision = bytes_per_element(spec.precision);
   double base_bytes = held * precision;
   if (f.method == FinetuneMethod::qlora) {
-    const double layers = static_cast<double>(spec.model.layers / spec.parallel.pipeline);
+    const double layers = static_cast<double>(stage_block_count(spec, stage));
     const double linear =
         layers * static_cast<double>(spec.model.linear_parameters()) / static_cast<double>(spec.parallel.tensor);
     base_bytes -= linear * (precision - kNf4BytesPerParameter);
@@ -284,9 +285,9 @@ void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& 
 
 // TE keeps each linear weight's fp8 copy and transpose for the step; weights
 // ZeRO-3/FSDP gather are cast as they arrive, held only with the unit.
-double fp8_weight_copy_bytes(const WorkloadSpec& spec) {
+double fp8_weight_copy_bytes(const WorkloadSpec& spec, std::int64_t stage) {
   if (!spec.fp8 || shards_weights(spec.strategy)) return 0.0;
-  return stage_linear_parameters(spec) * kFp8WeightCopyBytes;
+  return stage_linear_parameters(spec, stage) * kFp8WeightCopyBytes;
 }
 
 bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->params; }
@@ -294,10 +295,10 @@ bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->p
 // Weights held in fp8 only: the linears take 1 B each instead of their
 // bf16 copy and its fp8 copies; a dgrad's transpose is made and freed per
 // GEMM (temporary_bytes).
-void move_fp8_params_into_weights(const WorkloadSpec& spec, StageMemory& row) {
+void move_fp8_params_into_weights(const WorkloadSpec& spec, std::int64_t stage, StageMemory& row) {
   const double saving = bytes_per_element(spec.precision) - bytes_per_element(DType::fp8);
   for (auto& use : row.items) {
-    if (use.name == "weights") use.bytes -= stage_linear_parameters(spec) * saving;
+    if (use.name == "weights") use.bytes -= stage_linear_parameters(spec, stage) * saving;
   }
 }
 
@@ -313,11 +314,11 @@ double fp8_param_transpose_bytes(const WorkloadSpec& spec) {
 // are virtual stage c * pipeline + stage's.
 std::vector<std::int64_t> stage_layers(const WorkloadSpec& spec, std::int64_t stage) {
   const auto& par = spec.parallel;
-  const std::int64_t per_chunk = spec.model.layers / (par.pipeline * par.virtual_stages);
   std::vector<std::int64_t> layers;
   for (std::int64_t c = 0; c < par.virtual_stages; ++c) {
-    const std::int64_t first = (c * par.pipeline + stage) * per_chunk;
-    for (std::int64_t l = first; l < first + per_chunk; ++l) layers.push_back(l);
+    const std::int64_t first = chunk_first_block(spec, c * par.pipeline + stage);
+    const std::int64_t count = chunk_block_count(spec, c * par.pipeline + stage);
+    for (std::int64_t l = first; l < first + count; ++l) layers.push_back(l);
   }
   return layers;
 }
@@ -424,16 +425,18 @@ StageMemory pipeline_stage(const WorkloadSpec& spec, std::int64_t stage) {
                   ? finetune_state(spec, stage)
                   : model_state(spec, stage_parameters(spec, stage), stage_expert_parameters(spec, stage), true);
   if (holds_fp8_params(spec)) {
-    move_fp8_params_into_weights(spec, row);
+    move_fp8_params_into_weights(spec, stage, row);
   } else if (spec.fp8) {
-    row.items.push_back({"fp8_weight_copies", fp8_weight_copy_bytes(spec)});
+    row.items.push_back({"fp8_weight_copies", fp8_weight_copy_bytes(spec, stage)});
   }
   const auto steps = stage_schedule(par.schedule, par.pipeline, stage, spec.grad_accum, par.virtual_stages);
   row.in_flight = peak_in_flight(steps);
-  // Blocks that run no backward (frozen below everything that trains) keep no activations.
+  // Blocks that run no backward (frozen below everything that trains) keep no
+  // activations. In flight are chunks of the stage; an uneven split's are
+  // counted at their mean.
   const double layers =
-      spec.finetune ? static_cast<double>(stage_backward_layers(spec, stage)) / static_cast<double>(par.virtual_stages)
-                    : static_cast<double>(spec.model.layers / (par.pipeline * par.virtual_stages));
+      static_cast<double>(spec.finetune ? stage_backward_layers(spec, stage) : stage_block_count(spec, stage)) /
+      static_cast<double>(par.virtual_stages);
   row.items.push_back(
       {"activations", static_cast<double>(row.in_flight) * layers * mean_layer_activation_bytes(spec, stage)});
   row.items.push_back({"temporary", temporary_bytes(spec, stage)});

@@ -272,7 +272,7 @@ std::vector<Op> stage_program(const StagePlan& plan) {
   const OpIndex update = plan.spec.offload.optimizer ? offload.optimizer_step(ops, before_update, updated)
                                                      : ops.compute("optimizer.adam", OpPhase::optimizer,
                                                                    optimizer_work(plan.spec, updated), before_update);
-  sync.after_optimizer(ops, held, experts, update);
+  sync.after_optimizer(ops, plan.stage, held, experts, update);
   return ops.take();
 }
 

@@ -1,6 +1,7 @@
 #include "workloads/stage_layout.hpp"
 
 #include "workloads/data_parallel_sync.hpp"
+#include "workloads/layer_split.hpp"
 
 namespace simctl {
 namespace {
@@ -121,10 +122,10 @@ StageChunk stage_chunk(const WorkloadSpec& spec, std::int64_t stage, std::int64_
   c.virtual_stage = chunk * spec.parallel.pipeline + stage;
   c.first = c.virtual_stage == 0;
   c.last = c.virtual_stage == chunks - 1;
-  c.layers = spec.model.layers / chunks;
+  c.layers = chunk_block_count(spec, c.virtual_stage);
   const PassShape base = plan_shape(spec);
   if (c.first) c.units.push_back(embedding_unit(base));
-  const std::int64_t first_layer = c.virtual_stage * c.layers;
+  const std::int64_t first_layer = chunk_first_block(spec, c.virtual_stage);
   for (std::int64_t l = first_layer; l < first_layer + c.layers; ++l) c.units.push_back(layer_unit(base, l));
   if (c.last) c.units.push_back(head_unit(base, c.first));
   for (auto& u : c.units) u.trainable = trainable_of(spec, u);

@@ -8,6 +8,7 @@
 #include "workloads/cnn_config.hpp"
 #include "workloads/finetune_config.hpp"
 #include "workloads/inference_config.hpp"
+#include "workloads/layer_split.hpp"
 #include "workloads/task_head_config.hpp"
 
 namespace simctl {
@@ -176,6 +177,24 @@ std::vector<std::uint32_t> parse_gpu_list(const ConfigNode& node, std::int64_t w
   return gpus;
 }
 
+// One entry per virtual stage (chunk * pipeline + stage), each at least one
+// block; that they sum to the model's layers is checked with the model.
+std::vector<std::int64_t> parse_stage_layers(const ConfigNode& node, const ParallelPlan& plan) {
+  const auto items = node.elements();
+  const std::int64_t chunks = plan.pipeline * plan.virtual_stages;
+  if (static_cast<std::int64_t>(items.size()) != chunks) {
+    node.fail("lists " + std::to_string(items.size()) + " stages but pipeline * virtual_stages = " +
+              std::to_string(chunks) + "; give the blocks of each virtual stage (chunk * pipeline + stage) in order");
+  }
+  std::vector<std::int64_t> layers;
+  for (const auto& item : items) {
+    const std::int64_t n = item.as_integer();
+    if (n < 1) item.fail("must be at least 1 (every pipeline chunk holds a block)");
+    layers.push_back(n);
+  }
+  return layers;
+}
+
 ParallelPlan parse_parallel(const ConfigNode& node) {
   node.expect_map();
   expect_section(node, "workload.parallel");
@@ -196,6 +215,7 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
   }
   if (auto o = node.optional_child("order")) plan.order = parse_order(*o);
   if (auto g = node.optional_child("gpus")) plan.gpus = parse_gpu_list(*g, plan.world_size());
+  if (auto s = node.optional_child("stage_layers")) plan.stage_layers = parse_stage_layers(*s, plan);
   return plan;
 }
 
@@ -561,9 +581,9 @@ void check_recompute_layers(const ConfigNode& node, const WorkloadSpec& spec) {
     field.fail(
         "cannot be given with activation_recompute_every: choose the first N blocks of each chunk or every k-th");
   const auto& par = spec.parallel;
-  const std::int64_t chunk = spec.model.layers / (par.pipeline * par.virtual_stages);
+  const std::int64_t chunk = max_chunk_blocks(spec);
   if (spec.recompute_layers > chunk) {
-    field.fail("must be 1 ... " + std::to_string(chunk) + " (the blocks of one pipeline chunk: " +
+    field.fail("must be 1 ... " + std::to_string(chunk) + " (the most blocks a pipeline chunk holds: " +
                std::to_string(spec.model.layers) + " layers over " + std::to_string(par.pipeline * par.virtual_stages) +
                " chunks), not " + std::to_string(spec.recompute_layers));
   }
@@ -614,10 +634,19 @@ void check_plan_fits_model(const ConfigNode& node, const WorkloadSpec& spec) {
               " key/value heads (grouped-query attention)" + valid_divisors({m.heads, m.ffn, m.kv_heads}));
   }
   const std::int64_t chunks = p.pipeline * p.virtual_stages;
-  if (m.layers % chunks != 0) {
+  if (!p.stage_layers.empty()) {
+    std::int64_t sum = 0;
+    for (auto n : p.stage_layers) sum += n;
+    if (sum != m.layers) {
+      parallel_field(node, "stage_layers")
+          .fail("sums to " + std::to_string(sum) + " blocks but the model has " + std::to_string(m.layers) +
+                " layers; the entries must add up to them");
+    }
+  } else if (m.layers % chunks != 0) {
     parallel_field(node, p.virtual_stages > 1 ? "virtual_stages" : "pipeline")
         .fail("pipeline * virtual_stages = " + std::to_string(p.pipeline) + " * " + std::to_string(p.virtual_stages) +
-              " must divide the model's " + std::to_string(m.layers) + " layers" + valid_divisors({m.layers}));
+              " must divide the model's " + std::to_string(m.layers) + " layers" + valid_divisors({m.layers}) +
+              ", or list each stage's blocks in stage_layers");
   }
   const bool interleaved = p.schedule == PipelineSchedule::interleaved;
   if (interleaved != (p.virtual_stages > 1)) {

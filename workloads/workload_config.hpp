@@ -60,6 +60,9 @@ struct ParallelPlan {
   ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   std::int64_t virtual_stages = 1;  // model chunks per stage (interleaved 1F1B)
+  // Blocks of each virtual stage (chunk * pipeline + stage) where the split is
+  // not even (layer_split.hpp); empty: layers / (pipeline * virtual_stages) each.
+  std::vector<std::int64_t> stage_layers;
   // Rank numbering, fastest-varying dimension first: Megatron's default puts
   // TP ranks next to each other, so with GPUs numbered node by node a TP group
   // stays inside a node. CP ranks always come right after tensor (Megatron's

@@ -43,7 +43,7 @@ PassShape ac_llama_pass(ActivationRecompute recompute, std::int64_t every, std::
   const auto spec = llama_8b_ac(recompute);
   PassShape p = whole_model_shape(spec.model, 1, DType::bf16, DType::bf16);
   p.recompute = recompute;
-  p.recompute_blocks = {every, first_of_chunk, spec.model.layers};
+  p.recompute_blocks = {every, first_of_chunk, {0}};
   return p;
 }
 
@@ -76,10 +76,10 @@ TEST_CASE("selective_op under TP with SP saves the sharded outputs and the reduc
 }
 
 TEST_CASE("full recompute every k checkpoints the k-th, 2k-th ... block only", "[workloads][memory][ac]") {
-  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, {2, 0, 32}, 0));
-  CHECK(block_checkpointed(ActivationRecompute::full, {2, 0, 32}, 1));
-  CHECK(block_checkpointed(ActivationRecompute::full, {1, 0, 32}, 0));
-  CHECK_FALSE(block_checkpointed(ActivationRecompute::selective_op, {1, 0, 32}, 0));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, {2, 0, {0}}, 0));
+  CHECK(block_checkpointed(ActivationRecompute::full, {2, 0, {0}}, 1));
+  CHECK(block_checkpointed(ActivationRecompute::full, {1, 0, {0}}, 0));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::selective_op, {1, 0, {0}}, 0));
   auto spec = llama_8b_ac(ActivationRecompute::full);
   spec.recompute_every = 2;
   const double kept_whole = layer_activation_bytes(llama_8b_ac(ActivationRecompute::none));
@@ -113,12 +113,18 @@ TEST_CASE("per-layer AC re-runs only the checkpointed blocks' forward", "[worklo
 // Megatron's --recompute-method block --recompute-num-layers N: the first N
 // blocks of each pipeline chunk re-run, the rest keep everything.
 TEST_CASE("block recompute checkpoints the first N blocks of each pipeline chunk", "[workloads][memory][ac]") {
-  const CheckpointedBlocks blocks{1, 3, 8};
+  const CheckpointedBlocks blocks{1, 3, {0, 8, 16, 24}};
   CHECK(block_checkpointed(ActivationRecompute::full, blocks, 0));
   CHECK(block_checkpointed(ActivationRecompute::full, blocks, 2));
   CHECK_FALSE(block_checkpointed(ActivationRecompute::full, blocks, 3));
   CHECK(block_checkpointed(ActivationRecompute::full, blocks, 8));
   CHECK_FALSE(block_checkpointed(ActivationRecompute::full, blocks, 15));
+  // Under an uneven split a chunk's first N count from where it starts.
+  const CheckpointedBlocks uneven{1, 2, {0, 7, 15}};
+  CHECK(block_checkpointed(ActivationRecompute::full, uneven, 8));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, uneven, 9));
+  CHECK(block_checkpointed(ActivationRecompute::full, uneven, 16));
+  CHECK_FALSE(block_checkpointed(ActivationRecompute::full, uneven, 14));
   auto spec = llama_8b_ac(ActivationRecompute::full);
   spec.parallel.pipeline = 4;  // chunks of 8 blocks: 3 checkpointed, 5 kept whole
   spec.recompute_layers = 3;

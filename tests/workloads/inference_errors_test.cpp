@@ -92,3 +92,11 @@ TEST_CASE("bad request streams name the field", "[inference][errors]") {
   e = inference_rejection("  requests: {rate: 2, count: 10, prompt_tokens: 128, output_tokens: 16, burst: 3}\n");
   CHECK_THAT(e, Catch::Contains("burst"));
 }
+
+// Serving splits whole layers evenly; stage_layers is a training field.
+TEST_CASE("an uneven pipeline split is refused for serving", "[inference][errors]") {
+  const std::string e =
+      inference_rejection("  prompt_tokens: 128\n  output_tokens: 16\n  parallel: {pipeline: 1, stage_layers: [32]}\n");
+  CHECK_THAT(e, Catch::Contains("workload.parallel.stage_layers"));
+  CHECK_THAT(e, Catch::Contains("unknown field") && Catch::Contains("tensor, pipeline"));
+}

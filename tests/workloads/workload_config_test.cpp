@@ -146,7 +146,7 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.activation_recompute_layers", "cannot be given with activation_recompute_every"},
       {"workload: {model: gpt-1.3b, parallel: {data: 1, pipeline: 4}, micro_batch: 1, global_batch: 4, "
        "activation_recompute: full, activation_recompute_layers: 7}\n",
-       "workload.activation_recompute_layers", "must be 1 ... 6 (the blocks of one pipeline chunk"},
+       "workload.activation_recompute_layers", "must be 1 ... 6 (the most blocks a pipeline chunk holds"},
       {"workload: {model: mixtral-8x7b, parallel: {data: 2}, micro_batch: 1, activation_recompute: selective_op}\n",
        "workload.activation_recompute", "dense blocks only"},
       {with_line("activation_recompute", "  activation_recompute: selective_op\n  attention: unfused"),
