@@ -38,6 +38,19 @@ std::int64_t stage_block_count(const WorkloadSpec& spec, std::int64_t stage) {
   return count;
 }
 
+std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t chunks) {
+  if (chunks < 1 || chunks > layers || layers % chunks == 0) return {};
+  const std::int64_t base = layers / chunks;
+  std::vector<std::int64_t> split(static_cast<std::size_t>(chunks), base + 1);
+  std::int64_t short_chunks = chunks - layers % chunks;
+  for (std::int64_t k = 0; short_chunks > 0; ++k) {
+    const std::int64_t at = k % 2 == 0 ? k / 2 : chunks - 1 - k / 2;
+    split[static_cast<std::size_t>(at)] = base;
+    --short_chunks;
+  }
+  return split;
+}
+
 std::int64_t max_chunk_blocks(const WorkloadSpec& spec) {
   const auto& split = spec.parallel.stage_layers;
   if (split.empty()) return chunk_block_count(spec, 0);

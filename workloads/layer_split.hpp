@@ -27,4 +27,12 @@ std::vector<std::int64_t> chunk_first_blocks(const WorkloadSpec& spec);
 std::int64_t stage_block_count(const WorkloadSpec& spec, std::int64_t stage);
 std::int64_t max_chunk_blocks(const WorkloadSpec& spec);
 
+// `layers` blocks over `chunks` virtual stages as evenly as whole blocks go,
+// the chunks one block short placed at the ends first (the first and last
+// chunk, then the second and the second-to-last, ...), where the embedding
+// and the head already sit: Meta's split of Llama 3 405B and torchtitan's
+// generated one are this. Empty when `chunks` divides `layers` (the even
+// split) or exceeds it (no split).
+std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t chunks);
+
 }  // namespace simctl

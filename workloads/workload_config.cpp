@@ -178,9 +178,11 @@ std::vector<std::uint32_t> parse_gpu_list(const ConfigNode& node, std::int64_t w
 }
 
 // One entry per virtual stage (chunk * pipeline + stage), each at least one
-// block; that they sum to the model's layers is checked with the model.
+// block; that they sum to the model's layers is checked with the model. An
+// empty list is the even split.
 std::vector<std::int64_t> parse_stage_layers(const ConfigNode& node, const ParallelPlan& plan) {
   const auto items = node.elements();
+  if (items.empty()) return {};  // `[]`: the even split, as a search writes it
   const std::int64_t chunks = plan.pipeline * plan.virtual_stages;
   if (static_cast<std::int64_t>(items.size()) != chunks) {
     node.fail("lists " + std::to_string(items.size()) + " stages but pipeline * virtual_stages = " +

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workloads/layer_split.hpp"
+
 namespace simctl {
 namespace {
 
@@ -38,6 +40,15 @@ std::vector<std::int64_t> virtual_stage_counts(std::int64_t layers, std::int64_t
   return out;
 }
 
+// Where pipeline does not divide the layers, the uneven splits tried: 1F1B
+// and two chunks per stage (interleaved where Megatron allows it), as the
+// published uneven runs use.
+std::vector<std::int64_t> uneven_virtual_stage_counts(std::int64_t layers, std::int64_t pp, std::int64_t grad_accum) {
+  std::vector<std::int64_t> out{1};
+  if (pp >= 3 && grad_accum % pp == 0 && 2 * pp <= layers) out.push_back(2);
+  return out;
+}
+
 std::vector<Strategy> strategies(std::int64_t dp, std::int64_t ep) {
   if (dp == 1) return {Strategy::ddp};
   if (ep > 1) return {Strategy::ddp, Strategy::zero1, Strategy::zero2};
@@ -55,6 +66,18 @@ std::vector<std::int64_t> expert_degrees(const TransformerSpec& m, std::int64_t 
 
 std::string yaml_bool(bool b) { return b ? "true" : "false"; }
 
+std::string plan_split_text(const Plan& p) {
+  if (p.stage_layers.empty()) return "";
+  const auto [fewest, most] = std::minmax_element(p.stage_layers.begin(), p.stage_layers.end());
+  return " split=" + std::to_string(*fewest) + ".." + std::to_string(*most);
+}
+
+std::string yaml_list(const std::vector<std::int64_t>& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
 }  // namespace
 
 std::string virtual_stages_text(const Plan& p) {
@@ -63,15 +86,15 @@ std::string virtual_stages_text(const Plan& p) {
 
 Plan plan_of(const WorkloadSpec& w) {
   const ParallelPlan& p = w.parallel;
-  return Plan{p.tensor,      p.pipeline, p.data,      p.schedule, p.virtual_stages,
-              w.micro_batch, p.sequence, w.recompute, w.strategy, p.expert};
+  return Plan{p.tensor,   p.pipeline,  p.data,     p.schedule, p.virtual_stages, w.micro_batch,
+              p.sequence, w.recompute, w.strategy, p.expert,   p.stage_layers};
 }
 
 std::string plan_text(const Plan& p) {
   return "tp=" + std::to_string(p.tensor) + " pp=" + std::to_string(p.pipeline) + " dp=" + std::to_string(p.data) +
          " v=" + virtual_stages_text(p) + " mb=" + std::to_string(p.micro_batch) +
          " sp=" + (p.sequence ? "on" : "off") + " recompute=" + std::string(config_word(p.recompute)) +
-         " strategy=" + std::string(config_word(p.strategy)) + " ep=" + std::to_string(p.expert);
+         " strategy=" + std::string(config_word(p.strategy)) + " ep=" + std::to_string(p.expert) + plan_split_text(p);
 }
 
 ConfigOverrides plan_overrides(const Plan& p, const SourceLocation& origin) {
@@ -89,6 +112,9 @@ ConfigOverrides plan_overrides(const Plan& p, const SourceLocation& origin) {
       field("workload.micro_batch", std::to_string(p.micro_batch)),
       field("workload.activation_recompute", std::string(config_word(p.recompute))),
       field("workload.strategy", std::string(config_word(p.strategy))),
+      // Always written, `[]` for the even split, so a base config's own
+      // uneven split never outlives a plan with another pipeline.
+      field("workload.parallel.stage_layers", yaml_list(p.stage_layers)),
   };
 }
 
@@ -102,7 +128,8 @@ PlanSpace enumerate_plans(const WorkloadSpec& base, std::int64_t world, std::int
   for (std::int64_t tp : divisors(world)) {
     if (tp > gpus_per_node || !tensor_fits(m, tp)) continue;
     for (std::int64_t pp : divisors(world / tp)) {
-      if (m.layers % pp != 0) continue;
+      if (pp > m.layers) continue;
+      const bool even = m.layers % pp == 0;
       const std::int64_t dp = world / (tp * pp);
       const std::int64_t per_replica = global / dp;
       for (std::int64_t mb : micro_batches(per_replica, base.micro_batch)) {
@@ -116,14 +143,17 @@ PlanSpace enumerate_plans(const WorkloadSpec& base, std::int64_t world, std::int
           space.skipped_batch += variants * static_cast<std::int64_t>(sequence_options.size()) * 3;
           continue;
         }
-        for (std::int64_t v : virtual_stage_counts(m.layers, pp, global / (mb * dp))) {
+        const std::int64_t grad_accum = global / (mb * dp);
+        for (std::int64_t v : even ? virtual_stage_counts(m.layers, pp, grad_accum)
+                                   : uneven_virtual_stage_counts(m.layers, pp, grad_accum)) {
+          const std::vector<std::int64_t> split = balanced_stage_layers(m.layers, pp * v);
           for (bool sp : sequence_options) {
             for (ActivationRecompute recompute : kRecomputes) {
               for (std::int64_t ep : eps) {
                 for (Strategy strategy : strategies(dp, ep)) {
                   const PipelineSchedule schedule =
                       v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
-                  space.plans.push_back(Plan{tp, pp, dp, schedule, v, mb, sp, recompute, strategy, ep});
+                  space.plans.push_back(Plan{tp, pp, dp, schedule, v, mb, sp, recompute, strategy, ep, split});
                 }
               }
             }

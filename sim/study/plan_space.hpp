@@ -32,14 +32,19 @@ struct Plan {
   ActivationRecompute recompute = ActivationRecompute::none;
   Strategy strategy = Strategy::ddp;
   std::int64_t expert = 1;
+  // Blocks of each virtual stage where pipeline * virtual_stages does not
+  // divide the layers (workloads/layer_split.hpp, balanced_stage_layers);
+  // empty for the even split.
+  std::vector<std::int64_t> stage_layers;
 };
 
 // The plan a workload runs (its schedule read from virtual_stages).
 Plan plan_of(const WorkloadSpec& workload);
 
 // "tp=8 pp=8 dp=1 v=3 mb=1 sp=on recompute=selective strategy=ddp ep=1"
-// (v=gpipe for a GPipe schedule): one line, every field; plans compare (and
-// tie-break) by it.
+// (v=gpipe for a GPipe schedule), with " split=15..16" (the fewest and most
+// blocks of a chunk) after an uneven split: one line, every field; plans
+// compare (and tie-break) by it.
 std::string plan_text(const Plan& plan);
 
 // "3", or "gpipe" for a GPipe schedule: the table's v column.
@@ -59,9 +64,12 @@ struct PlanSpace {
 // tensor parallelism at most `gpus_per_node` (a TP group's all-reduces per
 // layer need NVLink-class bandwidth, so it stays inside a node, as
 // Megatron-LM advises). TP divides the heads, key/value heads and MLP width
-// (and the experts' width); pipeline * virtual_stages divides the layers;
-// interleaving needs pipeline >= 3 and micro-batches per step a multiple of
-// pipeline; sequence parallelism is tried on and off where TP > 1 (on only
+// (and the experts' width); pipeline * virtual_stages divides the layers,
+// or, for a pipeline degree that does not divide them (Llama 3 405B's 126
+// blocks over 8 or 16 stages), the blocks are split as evenly as whole
+// blocks go with the short chunks at the ends (balanced_stage_layers), at
+// v = 1 and 2; interleaving needs pipeline >= 3 and micro-batches per step a
+// multiple of pipeline; sequence parallelism is tried on and off where TP > 1 (on only
 // for a mixture of experts, which needs it); ZeRO stages and FSDP (= zero3
 // here) only where DP > 1 (at DP 1 they are all DDP); zero3 not with
 // expert parallelism; EP over the divisors of the experts that divide DP.

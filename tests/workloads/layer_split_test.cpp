@@ -69,6 +69,10 @@ TEST_CASE("an uneven split is timed by its heaviest stage and holds each stage's
   const PlanRun heavy =
       run_scenario(split_scenario("heavy", "{data: 2, tensor: 1, pipeline: 4, stage_layers: [8, 11, 7, 6]}"));
   CHECK(listed_even.result.step_time == even.result.step_time);
+  // `[]` is the even split, as a plan search writes it.
+  const PlanRun empty = run_scenario(split_scenario("empty", "{data: 2, tensor: 1, pipeline: 4, stage_layers: []}"));
+  CHECK(empty.scenario.workload.parallel.stage_layers.empty());
+  CHECK(empty.result.step_time == even.result.step_time);
   // 16 micro-batches in 1F1B: the fill and drain pass every stage once and
   // the steady state repeats the slowest. Even, that is stage 3 (8 blocks and
   // the LM head, about 9 blocks' time); heavy, stage 1's 11: about
