@@ -39,7 +39,9 @@ double selective_op_saved_elements_per_token(const TransformerSpec& model, std::
   return elements;
 }
 
+// The chunk starts matter only to block recompute's first N of each chunk.
 CheckpointedBlocks checkpointed_blocks(const WorkloadSpec& spec) {
+  if (spec.recompute_layers == 0) return {spec.recompute_every, 0, {0}};
   return {spec.recompute_every, spec.recompute_layers, chunk_first_blocks(spec)};
 }
 

@@ -270,39 +270,53 @@ Fp8Scaling parse_fp8_scaling(const ConfigNode& node) {
 
 std::string frameworks_path() { return data_root() + "/workloads/frameworks.yaml"; }
 
+// The figures one frameworks.yaml entry gives, each over what `spec` holds:
+// WorkloadSpec's defaults, or its base entry's.
+void apply_framework_entry(const ConfigNode& entry, WorkloadSpec& spec) {
+  spec.kernel_time_factor = entry.number_or("kernel_time_factor", spec.kernel_time_factor);
+  if (spec.kernel_time_factor < 1.0) entry.child("kernel_time_factor").fail("must be at least 1");
+  if (auto defaults = entry.optional_child("attention_by_architecture")) {
+    for (const auto& [architecture, kernel] : defaults->entries())
+      spec.framework_attention[architecture] = parse_word(kernel, kAttentionWords);
+  }
+  if (auto factors = entry.optional_child("kernel_time_factor_by_architecture")) {
+    for (const auto& [architecture, factor] : factors->entries()) {
+      const double value = factor.as_number();
+      if (value < 1.0) factor.fail("must be at least 1");
+      spec.framework_kernel_time_factor[architecture] = value;
+    }
+  }
+  spec.framework_overlaps.tp_comm = entry.bool_or("tp_comm_overlap", spec.framework_overlaps.tp_comm);
+  spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", spec.loss_in_fp32);
+  spec.loss_unfused_fp32 = entry.bool_or("loss_unfused_fp32", spec.loss_unfused_fp32);
+  spec.optimizer_fused = entry.bool_or("optimizer_fused", spec.optimizer_fused);
+  spec.eager_op_chains = entry.bool_or("eager_op_chains", spec.eager_op_chains);
+  spec.framework_compiles = entry.bool_or("torch_compile", spec.framework_compiles);
+  if (entry.has("fp8_scaling")) spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
+  spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", spec.host_issue_per_kernel);
+  if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
+}
+
+// An entry names a framework; one with `base` is a release of another
+// (nemo-25.04 of megatron-lm): it starts from that entry's figures and
+// changes only the fields it gives, so the two cannot drift apart.
 void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
   const std::string name = node.as_string();
   const ConfigNode table = ConfigNode::load_file(frameworks_path()).child("frameworks");
   std::vector<std::string> names;
-  for (const auto& [id, entry] : table.entries()) {
-    names.push_back(id);
-    if (id != name) continue;
-    spec.framework = id;
-    spec.kernel_time_factor = entry.number("kernel_time_factor");
-    if (spec.kernel_time_factor < 1.0) entry.child("kernel_time_factor").fail("must be at least 1");
-    if (auto defaults = entry.optional_child("attention_by_architecture")) {
-      for (const auto& [architecture, kernel] : defaults->entries())
-        spec.framework_attention[architecture] = parse_word(kernel, kAttentionWords);
-    }
-    if (auto factors = entry.optional_child("kernel_time_factor_by_architecture")) {
-      for (const auto& [architecture, factor] : factors->entries()) {
-        const double value = factor.as_number();
-        if (value < 1.0) factor.fail("must be at least 1");
-        spec.framework_kernel_time_factor[architecture] = value;
-      }
-    }
-    spec.framework_overlaps.tp_comm = entry.bool_or("tp_comm_overlap", false);
-    spec.loss_in_fp32 = entry.bool_or("loss_in_fp32", false);
-    spec.loss_unfused_fp32 = entry.bool_or("loss_unfused_fp32", false);
-    spec.optimizer_fused = entry.bool_or("optimizer_fused", true);
-    spec.eager_op_chains = entry.bool_or("eager_op_chains", false);
-    spec.framework_compiles = entry.bool_or("torch_compile", false);
-    if (entry.has("fp8_scaling")) spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
-    spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", 0);
-    if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
-    return;
+  for (const auto& [id, entry] : table.entries()) names.push_back(id);
+  const auto entry = table.optional_child(name);
+  if (!entry) node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
+  if (auto base = entry->optional_child("base")) {
+    const auto base_entry = table.optional_child(base->as_string());
+    if (!base_entry || base_entry->has("base"))
+      base->fail("must name a framework without a base of its own; valid ids are " + join_choices(names));
+    apply_framework_entry(*base_entry, spec);
+  } else if (!entry->has("kernel_time_factor")) {
+    entry->child("kernel_time_factor");  // required without a base: fails naming it
   }
-  node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
+  spec.framework = name;
+  apply_framework_entry(*entry, spec);
 }
 
 // TE userbuffers overlap the sequence-parallel all-gathers and

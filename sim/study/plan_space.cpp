@@ -29,23 +29,17 @@ std::vector<std::int64_t> micro_batches(std::int64_t per_replica, std::int64_t b
   return out;
 }
 
-// Pipeline schedules for one split: 1F1B, and interleaved with each number
-// of chunks per stage that divides the layers, where Megatron allows it.
+// Pipeline schedules for one split: 1F1B, and interleaved where Megatron
+// allows it, with each number of chunks per stage that divides the layers;
+// where pipeline does not divide them, two chunks per stage, the uneven
+// split the published runs use.
 std::vector<std::int64_t> virtual_stage_counts(std::int64_t layers, std::int64_t pp, std::int64_t grad_accum) {
   std::vector<std::int64_t> out{1};
   if (pp < 3 || grad_accum % pp != 0) return out;
-  for (std::int64_t v = 2; pp * v <= layers; ++v) {
-    if (layers % (pp * v) == 0) out.push_back(v);
+  const bool even = layers % pp == 0;
+  for (std::int64_t v = 2; pp * v <= layers && (even || v == 2); ++v) {
+    if (!even || layers % (pp * v) == 0) out.push_back(v);
   }
-  return out;
-}
-
-// Where pipeline does not divide the layers, the uneven splits tried: 1F1B
-// and two chunks per stage (interleaved where Megatron allows it), as the
-// published uneven runs use.
-std::vector<std::int64_t> uneven_virtual_stage_counts(std::int64_t layers, std::int64_t pp, std::int64_t grad_accum) {
-  std::vector<std::int64_t> out{1};
-  if (pp >= 3 && grad_accum % pp == 0 && 2 * pp <= layers) out.push_back(2);
   return out;
 }
 
@@ -129,7 +123,6 @@ PlanSpace enumerate_plans(const WorkloadSpec& base, std::int64_t world, std::int
     if (tp > gpus_per_node || !tensor_fits(m, tp)) continue;
     for (std::int64_t pp : divisors(world / tp)) {
       if (pp > m.layers) continue;
-      const bool even = m.layers % pp == 0;
       const std::int64_t dp = world / (tp * pp);
       const std::int64_t per_replica = global / dp;
       for (std::int64_t mb : micro_batches(per_replica, base.micro_batch)) {
@@ -144,8 +137,7 @@ PlanSpace enumerate_plans(const WorkloadSpec& base, std::int64_t world, std::int
           continue;
         }
         const std::int64_t grad_accum = global / (mb * dp);
-        for (std::int64_t v : even ? virtual_stage_counts(m.layers, pp, grad_accum)
-                                   : uneven_virtual_stage_counts(m.layers, pp, grad_accum)) {
+        for (std::int64_t v : virtual_stage_counts(m.layers, pp, grad_accum)) {
           const std::vector<std::int64_t> split = balanced_stage_layers(m.layers, pp * v);
           for (bool sp : sequence_options) {
             for (ActivationRecompute recompute : kRecomputes) {

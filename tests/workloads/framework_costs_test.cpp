@@ -207,6 +207,25 @@ TEST_CASE("a framework's kernel time factor is the one fitted for the GPU genera
   CHECK(lm_head_flops(megatron_h100) == Approx(1.07 * lm_head_flops(ideal_h100)));
 }
 
+// nemo-25.04 names megatron-lm as its base (frameworks.yaml): it takes every
+// figure it does not give from there, and its own Blackwell factor.
+TEST_CASE("a framework release takes its base's figures and changes only its own", "[plans][framework]") {
+  const Scenario base_h100 = load_scenario(write_framework_run("base_h100", "dgx_h100", "megatron-lm"));
+  const Scenario release_h100 = load_scenario(write_framework_run("release_h100", "dgx_h100", "nemo-25.04"));
+  const Scenario base_b200 = load_scenario(write_framework_run("base_b200", "dgx_b200", "megatron-lm"));
+  const Scenario release_b200 = load_scenario(write_framework_run("release_b200", "dgx_b200", "nemo-25.04"));
+  const Scenario release_a100 = load_scenario(write_framework_run("release_a100", "dgx_a100", "nemo-25.04"));
+  CHECK(release_h100.workload.framework == "nemo-25.04");
+  CHECK(release_h100.workload.kernel_time_factor == Approx(base_h100.workload.kernel_time_factor));
+  CHECK(release_a100.workload.kernel_time_factor == Approx(1.23));  // the base's default
+  CHECK(base_b200.workload.kernel_time_factor == Approx(1.07));
+  CHECK(release_b200.workload.kernel_time_factor == Approx(1.27));
+  CHECK(release_b200.workload.attention == base_b200.workload.attention);
+  CHECK(release_b200.workload.host_issue_per_kernel == base_b200.workload.host_issue_per_kernel);
+  CHECK(release_b200.workload.host_issue_per_kernel > 0);
+  CHECK(lm_head_flops(release_b200) == Approx(1.27 / 1.07 * lm_head_flops(base_b200)));
+}
+
 TEST_CASE("the pytorch framework prices what a plain eager loop runs and nothing else", "[plans][framework]") {
   const Scenario ideal = load_scenario(write_framework_run("ideal_loop", "dgx_h100", "ideal"));
   const Scenario eager = load_scenario(write_framework_run("pytorch_loop", "dgx_h100", "pytorch"));
