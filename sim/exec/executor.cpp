@@ -10,7 +10,7 @@
 #include "models/devices/measured_kernel.hpp"
 #include "models/network/system_collective_topology.hpp"
 #include "sim/core/clock_overflow.hpp"
-#include "sim/core/huge_page_arena.hpp"
+#include "sim/core/run_arena.hpp"
 #include "sim/exec/compute_bound.hpp"
 #include "sim/exec/host_endpoints.hpp"
 #include "sim/exec/pageable_staging.hpp"
@@ -186,8 +186,8 @@ ExecutionResult Executor::replay_once() {
   pending_peers_.clear();
   result_ = ExecutionResult{};
   const std::size_t ops = trace_.op_count();
-  result_.timing_memory = std::make_shared<HugePageArena>(result_bytes());
-  counter_memory_ = std::make_unique<HugePageArena>(ops * sizeof(DepCount));
+  result_.timing_memory = std::make_shared<RunArena>(result_bytes());
+  counter_memory_ = std::make_unique<RunArena>(ops * sizeof(DepCount));
   result_.timelines.reserve(trace_.ranks.size());
   result_.meetings.reserve(trace_.ranks.size());
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) prepare_rank(r);
