@@ -130,3 +130,18 @@ TEST_CASE("matches AMD's MAF bf16 and fp8 on MI300X and MI325X within 3% and 5%"
   check_matches("D-MAF-BF16-MI325X", 0.03);
   check_matches("D-MAF-FP8-MI325X", 0.05);
 }
+TEST_CASE("matches flashinfer's cuDNN NVFP4 GEMM on B200 3840.7 TFLOP/s within 10%", "[devices][calibration]") {
+  check_matches("D-FI-NVFP4-B200-1024x7168x4608", 0.10);
+}
+// vLLM's harness reads bf16 below the model, so its NVFP4 rows are compared
+// as a speed-up over the bf16 row of the same M: what fp4 adds over bf16.
+TEST_CASE("NVFP4's speed-up over bf16 on B200 is vLLM's within 10% at M 2048 to 16384", "[devices][calibration]") {
+  for (const char* m : {"2048", "4096", "8192", "16384"}) {
+    const auto& bf16 = point(std::string("D-VLLM-BF16-B200-") + m + "x6144x4096");
+    const auto& fp4 = point(std::string("D-VLLM-NVFP4-B200-") + m + "x6144x4096");
+    const double measured = fp4.measured / bf16.measured;
+    const double simulated = simulated_figure(fp4) / simulated_figure(bf16);
+    INFO("M " << m << ": measured speed-up " << measured << ", simulated " << simulated);
+    CHECK(std::abs(simulated / measured - 1.0) <= 0.10);
+  }
+}
