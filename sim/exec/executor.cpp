@@ -31,9 +31,15 @@ void Executor::on_progress(ProgressCallback callback, std::uint64_t every_events
   progress_mask_ = std::bit_ceil(std::max<std::uint64_t>(every_events, 1)) - 1;
 }
 
+std::size_t Executor::RankState::finished_ops() const {
+  std::size_t done = 0;
+  for (std::uint32_t head : stream_head) done += head;
+  return done;
+}
+
 ReplayProgress Executor::progress() const {
   std::size_t done = 0;
-  for (const RankState& state : ranks_) done += state.finished;
+  for (const RankState& state : ranks_) done += state.finished_ops();
   done *= folded_replicas_;  // a folded replay's ranks stand for their images too
   return {engine_.now(), engine_.events_processed(), done, trace_.op_count()};
 }
@@ -123,6 +129,7 @@ void Executor::prepare_rank(std::uint32_t rank) {
   // itself into the default resource.
   result_.timelines.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
                                            state.kernels->bound, 0});
+  state.timing = result_.timelines.back().ops.data();
   result_.meetings.emplace_back(shape->meeting_count, Rendezvous{}, result_.timing_memory.get());
 }
 
@@ -200,12 +207,14 @@ ExecutionResult Executor::replay_once() {
 
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
     if (fold_ && !fold_->represents(r)) continue;
-    if (ranks_[r].finished != ranks_[r].ops->size()) {
-      throw std::runtime_error("the trace deadlocked: rank " + std::to_string(r) + " finished " +
-                               std::to_string(ranks_[r].finished) + " of " + std::to_string(ranks_[r].ops->size()) +
-                               " ops (a collective some group member never reaches?)");
+    if (ranks_[r].finished_ops() != ranks_[r].ops->size()) {
+      throw std::runtime_error(
+          "the trace deadlocked: rank " + std::to_string(r) + " finished " + std::to_string(ranks_[r].finished_ops()) +
+          " of " + std::to_string(ranks_[r].ops->size()) + " ops (a collective some group member never reaches?)");
     }
-    result_.step_time = std::max(result_.step_time, result_.timelines[r].finish);
+    RankTimeline& timeline = result_.timelines[r];
+    for (const OpTiming& t : timeline.ops) timeline.finish = std::max(timeline.finish, t.end);
+    result_.step_time = std::max(result_.step_time, timeline.finish);
   }
   result_.events = engine_.events_processed();
   result_.flows = network_->flows_started();
@@ -264,7 +273,7 @@ void Executor::arrive(std::uint32_t rank, OpIndex op) {
 }
 
 void Executor::start_op(std::uint32_t rank, OpIndex op) {
-  result_.timelines[rank].ops[op].start = engine_.now();
+  ranks_[rank].timing[op].start = engine_.now();
   if (ranks_[rank].shape->brief[op].compute) {
     start_compute(rank, op);
     return;
@@ -349,7 +358,7 @@ std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex 
 
 void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
-  auto& timings = result_.timelines[rank].ops;
+  OpTiming* timings = state.timing;
   TimePs end = later_by(engine_.now(), kernel_time(state, op));
   while (const auto next = chained_kernel(state, op, end)) {
     if (end == kTimeNever) throw ClockOverflow();
@@ -360,7 +369,6 @@ void Executor::start_compute(std::uint32_t rank, OpIndex op) {
     end = later_by(start, kernel_time(state, op));
   }
   if (end == kTimeNever) throw ClockOverflow();
-  result_.timelines[rank].finish = std::max(result_.timelines[rank].finish, end);
   if (closes_early(state, op, end)) {
     state.stream_busy[stream_index(Stream::compute)] = false;
     settle_kernel(rank, op, end);
@@ -401,8 +409,7 @@ bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependen
 // at `end`, stream by stream as finish_op would start them.
 void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   RankState& state = ranks_[rank];
-  result_.timelines[rank].ops[op].end = end;
-  ++state.finished;
+  state.timing[op].end = end;
   ++state.stream_head[stream_index(Stream::compute)];
   const ProgramShape& shape = *state.shape;
   std::array<std::optional<OpIndex>, kStreamCount> released;
@@ -416,7 +423,7 @@ void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   for (std::size_t s = 0; s < kStreamCount; ++s) {
     if (!released[s]) continue;
     state.stream_busy[s] = true;
-    result_.timelines[rank].ops[*released[s]].start = end;
+    state.timing[*released[s]].start = end;
     arrive(rank, *released[s]);
   }
 }
@@ -476,9 +483,9 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   // Members may have arrived ahead of the clock (settle_kernel): the
   // collective starts when the last of them arrives.
   OpRef last{first_rank, first_op};
-  TimePs ready = result_.timelines[last.rank].ops[last.op].start;
+  TimePs ready = ranks_[last.rank].timing[last.op].start;
   for (const auto& [rank, op] : arrived) {
-    const TimePs start = result_.timelines[rank].ops[op].start;
+    const TimePs start = ranks_[rank].timing[op].start;
     if (start > ready || (start == ready && rank < last.rank)) last = OpRef{rank, op}, ready = start;
   }
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
@@ -625,8 +632,8 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
   const std::uint32_t transfer = transfers_.acquire();
   transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op, kNoCheck, &pair};
   // A side that arrived ahead of the clock (settle_kernel) starts the bytes later.
-  const TimePs sent = result_.timelines[sender].ops[send_op].start;
-  const TimePs received = result_.timelines[receiver].ops[receive_op].start;
+  const TimePs sent = ranks_[sender].timing[send_op].start;
+  const TimePs received = ranks_[receiver].timing[receive_op].start;
   const TimePs both_posted = std::max(sent, received);
   const Rendezvous meeting{both_posted, received > sent ? OpRef{receiver, receive_op} : OpRef{sender, send_op}};
   record_meeting(sender, send_op, meeting);
@@ -680,9 +687,7 @@ void Executor::record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& 
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
-  result_.timelines[rank].ops[op].end = engine_.now();
-  result_.timelines[rank].finish = std::max(result_.timelines[rank].finish, engine_.now());
-  ++state.finished;
+  state.timing[op].end = engine_.now();
   const std::size_t stream = stream_index(state.shape->brief[op].stream);
   state.stream_busy[stream] = false;
   ++state.stream_head[stream];

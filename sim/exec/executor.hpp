@@ -97,17 +97,26 @@ class Executor {
     std::vector<TimePs> time;
     std::shared_ptr<std::vector<KernelBound>> bound;
   };
-  struct RankState {
-    const std::vector<Op>* ops = nullptr;
+  // What finish_op touches for every op fills the first cache line; a
+  // 16,384-GPU replay misses this state more often than not, so each line
+  // more per op costs seconds (bench/large_runs.sh). A rank's timeline is
+  // kept here as well as in result_.timelines, its finish time is read off
+  // the timings when the replay ends, and its count of finished ops is the
+  // sum of its stream heads (every op finished moves its stream's head).
+  struct alignas(64) RankState {
     const ProgramShape* shape = nullptr;
+    DepCount* unfinished_deps = nullptr;  // per op, in counter_memory_
+    OpTiming* timing = nullptr;           // per op, result_.timelines[rank].ops
+    std::array<bool, kStreamCount> stream_busy{};
+    std::array<std::uint32_t, kStreamCount> stream_head{};
+    // Cold: read when an op starts or a collective is called.
+    const std::vector<Op>* ops = nullptr;
     const KernelTimes* kernels = nullptr;
     EndpointId endpoint = 0;
-    double compute_speed = 1.0;           // the GPU's fraction of catalogue speed (stragglers)
-    DepCount* unfinished_deps = nullptr;  // per op, in counter_memory_
-    std::array<std::uint32_t, kStreamCount> stream_head{};
-    std::array<bool, kStreamCount> stream_busy{};
+    double compute_speed = 1.0;                  // the GPU's fraction of catalogue speed (stragglers)
     std::vector<std::uint32_t> next_collective;  // per group slot: calls issued so far
-    std::size_t finished = 0;
+
+    std::size_t finished_ops() const;
   };
   // One collective call of a group, from its first member's arrival until
   // it completes; pooled, so its list keeps its capacity.
