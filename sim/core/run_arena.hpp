@@ -10,9 +10,10 @@
 // The block is left in the kernel's default 4 KiB pages. It used to ask for
 // 2 MiB pages (MADV_HUGEPAGE), to save page faults; on the project's 2-core
 // machine the kernel zeroes a huge page at its first touch so slowly that
-// touching 2 GiB took 7.4-8.0 s against 0.9 s in small pages, and the
-// 16,384-GPU ECMP bench (bench/large_runs.sh) ran 64.4 CPU s with the advice
-// and 56.5 without (docs/architecture.md, "Per-op state").
+// touching 2 GiB took 7.4-8.0 s against 0.9 s in small pages, and that
+// zeroing was 9 % of the 16,384-GPU ECMP bench case's profile
+// (bench/large_runs.sh; docs/architecture.md, "Replaying 1024 GPUs in
+// seconds").
 #include <cstddef>
 #include <memory_resource>
 #include <vector>
