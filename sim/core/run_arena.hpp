@@ -10,10 +10,11 @@
 // The block is left in the kernel's default 4 KiB pages. It used to ask for
 // 2 MiB pages (MADV_HUGEPAGE), to save page faults; on the project's 2-core
 // machine the kernel zeroes a huge page at its first touch so slowly that
-// touching 2 GiB took 7.4-8.0 s against 0.9 s in small pages, and that
-// zeroing was 9 % of the 16,384-GPU ECMP bench case's profile
-// (bench/large_runs.sh; docs/architecture.md, "Replaying 1024 GPUs in
-// seconds").
+// touching 2 GiB took 7.4-8.0 s against 0.9 s in small pages; that zeroing
+// was 9 % of the 16,384-GPU ECMP bench case's profile, and without it the
+// case runs 3 % faster side by side, small pages' TLB misses taking back
+// the rest (bench/large_runs.sh; docs/architecture.md, "Replaying 1024
+// GPUs in seconds").
 #include <cstddef>
 #include <memory_resource>
 #include <vector>
