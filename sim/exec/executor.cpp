@@ -124,7 +124,10 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.unfinished_deps =
       static_cast<DepCount*>(counter_memory_->allocate(count * sizeof(DepCount), alignof(DepCount)));
   std::copy(shape->dep_count.begin(), shape->dep_count.end(), state.unfinished_deps);
-  state.next_collective.assign(binding.groups.empty() ? trace_.groups.size() : binding.groups.size(), 0);
+  state.group_slots.resize(binding.groups.empty() ? trace_.groups.size() : binding.groups.size());
+  for (std::uint32_t slot = 0; slot < state.group_slots.size(); ++slot) {
+    state.group_slots[slot].group = binding.groups.empty() ? slot : binding.groups[slot];
+  }
   // Move-constructed, not assigned: a move-assigned pmr vector would copy
   // itself into the default resource.
   result_.timelines.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
@@ -433,14 +436,15 @@ void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
 // k-th call before its (k+1)-th, so a group's calls complete in order and
 // the open ones form a queue: the front is call first_call.
 void Executor::arrive_at_collective(std::uint32_t rank, OpIndex op, const CollectiveCall& call) {
-  auto& counters = ranks_[rank].next_collective;
-  if (call.group >= counters.size()) {
+  auto& slots = ranks_[rank].group_slots;
+  if (call.group >= slots.size()) {
     throw std::runtime_error("rank " + std::to_string(rank) + " calls a collective on unknown group " +
                              std::to_string(call.group));
   }
-  const std::uint32_t group = trace_.group(rank, call);
+  RankState::GroupSlot& slot = slots[call.group];
+  const std::uint32_t group = slot.group;
   OpenCalls& open = open_calls_[group];
-  const std::uint32_t number = counters[call.group]++;
+  const std::uint32_t number = slot.calls++;
   // A member can only be at or ahead of the group's oldest open call; behind
   // it means two communicators share one group id (a trace built wrongly).
   if (number < open.first_call || open.head + (number - open.first_call) > open.calls.size()) {

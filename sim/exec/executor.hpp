@@ -113,8 +113,15 @@ class Executor {
     const std::vector<Op>* ops = nullptr;
     const KernelTimes* kernels = nullptr;
     EndpointId endpoint = 0;
-    double compute_speed = 1.0;                  // the GPU's fraction of catalogue speed (stragglers)
-    std::vector<std::uint32_t> next_collective;  // per group slot: calls issued so far
+    double compute_speed = 1.0;  // the GPU's fraction of catalogue speed (stragglers)
+    // Per group slot of the rank's program: the group it binds and the calls
+    // issued on it so far, side by side so a collective's arrival reads one
+    // place (not the trace's binding and a counter apart).
+    struct GroupSlot {
+      std::uint32_t group = 0;
+      std::uint32_t calls = 0;
+    };
+    std::vector<GroupSlot> group_slots;
 
     std::size_t finished_ops() const;
   };
