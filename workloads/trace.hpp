@@ -167,10 +167,15 @@ struct Trace {
   std::uint32_t rank_count() const { return static_cast<std::uint32_t>(ranks.size()); }
   const std::vector<Op>& ops(std::uint32_t rank) const { return programs[ranks[rank].program]; }
   // The group a rank's collective runs on and the rank a transfer pairs with.
-  std::uint32_t group(std::uint32_t rank, const CollectiveCall& call) const {
-    const auto& slots = ranks[rank].groups;
-    return slots.empty() ? call.group : slots.at(call.group);
+  // A rank without bindings reads every group id as a slot of its own.
+  std::size_t group_slot_count(std::uint32_t rank) const {
+    return ranks[rank].groups.empty() ? groups.size() : ranks[rank].groups.size();
   }
+  std::uint32_t group_in_slot(std::uint32_t rank, std::uint32_t slot) const {
+    const auto& slots = ranks[rank].groups;
+    return slots.empty() ? slot : slots.at(slot);
+  }
+  std::uint32_t group(std::uint32_t rank, const CollectiveCall& call) const { return group_in_slot(rank, call.group); }
   std::uint32_t peer(std::uint32_t rank, const PeerTransfer& transfer) const {
     const auto& slots = ranks[rank].peers;
     return slots.empty() ? transfer.peer : slots.at(transfer.peer);

@@ -124,9 +124,9 @@ void Executor::prepare_rank(std::uint32_t rank) {
   state.unfinished_deps =
       static_cast<DepCount*>(counter_memory_->allocate(count * sizeof(DepCount), alignof(DepCount)));
   std::copy(shape->dep_count.begin(), shape->dep_count.end(), state.unfinished_deps);
-  state.group_slots.resize(binding.groups.empty() ? trace_.groups.size() : binding.groups.size());
+  state.group_slots.resize(trace_.group_slot_count(rank));
   for (std::uint32_t slot = 0; slot < state.group_slots.size(); ++slot) {
-    state.group_slots[slot].group = binding.groups.empty() ? slot : binding.groups[slot];
+    state.group_slots[slot].group = trace_.group_in_slot(rank, slot);
   }
   // Move-constructed, not assigned: a move-assigned pmr vector would copy
   // itself into the default resource.
