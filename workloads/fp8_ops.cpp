@@ -26,10 +26,12 @@ DType linear_dtype(const PassShape& p) { return p.fp8 ? p.fp8->gemm_dtype : p.dt
 
 bool low_precision_operand(DType d) { return d == DType::fp8 || d == DType::fp4; }
 
-// TE's userbuffers hold the gathered input in the GEMM's dtype, so with
-// tp_comm_overlap the fp8 casts precede the ring and it moves fp8.
+// TE's userbuffers (and AsyncTP's fused scaled matmul) hold the gathered
+// input in the GEMM's dtype, so with either overlap the fp8 casts precede
+// the exchange and it moves fp8.
 bool fp8_gathers(const PassGeometry& g) {
-  return g.p.fp8 && (g.p.fp8->tp_all_gather || g.p.tp_comm_overlap) && g.p.sequence && g.tensor_parallel();
+  return g.p.fp8 && (g.p.fp8->tp_all_gather || g.p.tp_comm_overlap || g.p.async_tp) && g.p.sequence &&
+         g.tensor_parallel();
 }
 
 void append_fp8_input_cast(const PassGeometry& g, const std::string& name, OpPhase phase, double rows, std::int64_t k,

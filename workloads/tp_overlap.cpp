@@ -19,9 +19,40 @@ ComputeWork row_chunk(const ComputeWork& gemm, std::int64_t chunks, int comm_sms
 
 std::string chunk_name(const std::string& base, std::int64_t c) { return base + ".chunk" + std::to_string(c); }
 
+// A kernel streaming `bytes` in and `bytes` out per tensor it touches; the
+// symmetric buffers hold whatever dtype the gather moves.
+ComputeWork byte_stream(double bytes_per_tensor, double tensors_touched) {
+  ComputeWork w;
+  w.kind = ComputeKind::elementwise;
+  w.memory_bytes = bytes_per_tensor * tensors_touched;
+  return w;
+}
+
+// AsyncTP's fused matmul reduce-scatter: each peer's row chunk is computed
+// and sent to it; the rank's own chunk comes last, then the sum of the tp
+// partial shards (read tp, write one, in the activations' dtype).
+void async_gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name, const std::string& scatter_name,
+                             OpPhase phase, const ComputeWork& gemm, OpList& out) {
+  const std::int64_t t = g.p.tensor;
+  const double shard_bytes = g.activation_bytes() / static_cast<double>(t);
+  for (std::int64_t c = 0; c + 1 < t; ++c) {
+    out.compute(chunk_name(gemm_name, c), phase, row_chunk(gemm, t, 0));
+    // Its receive feeds the sum: the compute op after the chunks still to run.
+    out.ring_step(scatter_name + ".step" + std::to_string(c + 1), phase, shard_bytes, static_cast<int>(t - 1 - c));
+  }
+  out.compute(chunk_name(gemm_name, t - 1), phase, row_chunk(gemm, t, 0));
+  const double partials = static_cast<double>(t);
+  ComputeWork sum = byte_stream(shard_bytes, partials + 1.0);
+  sum.flops = g.sequence_hidden_elements() * (partials - 1.0);
+  sum.dtype = g.p.dtype;
+  out.compute(scatter_name + ".sum_partials", phase, sum);
+}
+
 }  // namespace
 
-bool overlaps_tp_comm(const PassGeometry& g) { return g.p.tp_comm_overlap && g.tensor_parallel() && g.p.sequence; }
+bool userbuffers_overlap(const PassGeometry& g) { return g.p.tp_comm_overlap && g.tensor_parallel() && g.p.sequence; }
+bool async_tp_overlap(const PassGeometry& g) { return g.p.async_tp && g.tensor_parallel() && g.p.sequence; }
+bool overlaps_tp_comm(const PassGeometry& g) { return userbuffers_overlap(g) || async_tp_overlap(g); }
 
 void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, const std::string& gemm_name,
                       OpPhase phase, const ComputeWork& gemm, double gathered_bytes, OpList& out) {
@@ -32,9 +63,12 @@ void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, con
   }
   // Ring exchange: step k (1 … t-1) passes one shard (activation/t bytes)
   // to the next TP rank and brings one from the previous, copy engine to
-  // copy engine; chunk k computes on the shard step k brought.
+  // copy engine; chunk k computes on the shard step k brought. AsyncTP's
+  // copies pull each peer's shard instead, which loads the switch alike,
+  // after the rank has copied its own shard into its symmetric buffer.
   const std::int64_t t = g.p.tensor;
   const double shard_bytes = gathered_bytes / static_cast<double>(t);
+  if (async_tp_overlap(g)) out.compute(gather_name + ".to_symmetric", phase, byte_stream(shard_bytes, 2.0));
   for (std::int64_t k = 1; k < t; ++k) {
     out.ring_step(gather_name + ".step" + std::to_string(k), phase, shard_bytes, static_cast<int>(k));
   }
@@ -51,6 +85,10 @@ void gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name, cons
     }
     return;
   }
+  if (async_tp_overlap(g)) {
+    async_gemm_then_scatter(g, gemm_name, scatter_name, phase, gemm, out);
+    return;
+  }
   // Pipeline: chunk c's rows are reduce-scattered while chunk c+1 computes;
   // the op after the GEMM waits for the last one.
   const std::int64_t n = kUserbuffersPipelineSplits;
@@ -63,7 +101,7 @@ void gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name, cons
 }
 
 ComputeWork beside_bulk_comm(const PassGeometry& g, ComputeWork gemm) {
-  if (overlaps_tp_comm(g)) gemm.comm_sms = kUserbuffersCommSms;
+  if (userbuffers_overlap(g)) gemm.comm_sms = kUserbuffersCommSms;
   return gemm;
 }
 

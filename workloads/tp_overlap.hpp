@@ -24,6 +24,26 @@
 // The chunked communication runs on the `overlap` stream, apart from the
 // data-parallel collectives on `communication`. The LM head and embedding
 // are not TE userbuffers layers and keep Megatron's plain collectives.
+//
+// torchtitan's AsyncTP is the other way to the same end: Inductor's
+// micro_pipeline_tp pass rewrites a compiled block's all-gather -> matmul
+// into symm_mem.fused_all_gather_matmul and matmul -> reduce-scatter into
+// fused_matmul_reduce_scatter (pytorch/pytorch@006b161
+// torch/distributed/_symmetric_memory/__init__.py,
+// _pipelined_all_gather_and_consume and _pipelined_produce_and_all2all):
+//   all-gather matmul: the rank copies its shard into its symmetric buffer,
+//     multiplies it (chunk 0), then for each of the tp-1 peers a copy-engine
+//     copy of that peer's shard and the chunk that consumes it;
+//   matmul reduce-scatter: tp row chunks, each peer's sent to it as it
+//     completes (the rank's own last), then one kernel sums the tp partial
+//     shards the peers sent.
+// The copies are copy-engine transfers, so the GEMMs keep every SM. Two
+// streams alternate the (copy, chunk) pairs so that neighbouring chunks may
+// run side by side; simctl runs them one after another (a GEMM's SM share
+// is not split between two GEMMs). The column-parallel backward has no
+// bulk overlap here: torch saves the gathered input (the forward's or the
+// recompute's), so nothing is gathered again, and the dgrad's reduce-scatter
+// is a fused matmul reduce-scatter.
 #include <string>
 
 #include "workloads/pass_geometry.hpp"
@@ -35,17 +55,21 @@ namespace simctl {
 inline constexpr int kUserbuffersCommSms = 16;
 inline constexpr int kUserbuffersPipelineSplits = 4;
 
-// Whether this pass overlaps its blocks' TP communication (TP > 1 and SP on).
+// Whether this pass overlaps its blocks' TP communication (TP > 1 and SP on),
+// by either method; and which.
 bool overlaps_tp_comm(const PassGeometry& g);
+bool userbuffers_overlap(const PassGeometry& g);
+bool async_tp_overlap(const PassGeometry& g);
 
 // All-gather of the row-sharded input (`gathered_bytes` once gathered: fp8
 // under FP8 training), then `gemm` (m = the gathered rows): ring exchange
-// when overlapping, else Megatron's collective then the GEMM.
+// (or AsyncTP's copies) when overlapping, else Megatron's collective then
+// the GEMM.
 void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, const std::string& gemm_name,
                       OpPhase phase, const ComputeWork& gemm, double gathered_bytes, OpList& out);
 
 // `gemm`, then the reduce-scatter (or all-reduce without SP) of its output:
-// pipelined in chunks when overlapping.
+// pipelined in chunks when overlapping (userbuffers' 4, AsyncTP's tp).
 void gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name, const std::string& scatter_name,
                        OpPhase phase, const ComputeWork& gemm, OpList& out);
 

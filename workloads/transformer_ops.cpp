@@ -298,15 +298,24 @@ void frozen_column_backward_overlapped(const PassGeometry& g, const Linear& lin,
 // GEMMs (which read the input and add to its gradient) run before the
 // reduction instead, and the input is gathered only if something reads it.
 // A block's layers are TE's, whose userbuffers run both collectives in bulk
-// beside the GEMMs when overlapping (tp_overlap.hpp); the LM head is not.
+// beside the GEMMs when overlapping (tp_overlap.hpp), or compiled blocks
+// under AsyncTP; the LM head is neither.
 void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out,
                               bool te_layer = true) {
   const OpPhase bw = OpPhase::backward;
   const bool fp8 = low_precision_operand(lin.operands);
-  const bool bulk = te_layer && overlaps_tp_comm(g);
+  const bool bulk = te_layer && userbuffers_overlap(g);
   append_dequant(g, lin.name + ".dequant.bwd", bw, lin.k, lin.n, out);
   if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
   if (fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
+  if (te_layer && async_tp_overlap(g)) {
+    // AsyncTP (full training only): torch saved the gathered input, so the
+    // wgrad reads it; the dgrad is a fused matmul reduce-scatter.
+    gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands),
+                      out);
+    out.compute(lin.name + ".wgrad", bw, wgrad_gemm(g, lin.n, lin.k, lin.operands), std::move(grads));
+    return;
+  }
   if (bulk && !lin.trains) {
     frozen_column_backward_overlapped(g, lin, out);
     return;

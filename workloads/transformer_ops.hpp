@@ -92,6 +92,9 @@ struct PassShape {
   // TE userbuffers: each block's TP all-gathers and reduce-scatters split
   // into chunks pipelined with their GEMMs (tp_overlap.hpp); needs SP.
   bool tp_comm_overlap = false;
+  // torch's AsyncTP instead: the same pairs as the GEMM's row chunks beside
+  // copy-engine transfers on symmetric memory (tp_overlap.hpp).
+  bool async_tp = false;
   std::int64_t context = 1;  // CP degree: the sequence split this many ways (context_parallel.hpp)
   ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
   // The loss runs in fp32 on an upcast copy of the logits (PyTorch autocast's

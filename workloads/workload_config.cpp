@@ -209,6 +209,7 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
   if (auto a = node.optional_child("context_algorithm")) plan.context_algorithm = parse_word(*a, kContextWords);
   plan.sequence = node.bool_or("sequence", false);
   plan.tp_comm_overlap = node.bool_or("tp_comm_overlap", false);
+  plan.async_tp = node.bool_or("async_tp", false);
   if (auto s = node.optional_child("schedule")) plan.schedule = parse_schedule(*s);
   if (node.has("virtual_stages")) plan.virtual_stages = bounded_positive_integer(node, "virtual_stages", 64);
   if (plan.world_size() > kMaxWorldSize) {
@@ -339,6 +340,37 @@ void set_tp_comm_overlap(const ConfigNode& node, WorkloadSpec& spec) {
             "it needs tensor > 1 and sequence: true (this plan has tensor = " +
             std::to_string(p.tensor) + ", sequence: " + (p.sequence ? "true" : "false") +
             "); set those or tp_comm_overlap: false");
+  }
+}
+
+// AsyncTP is an Inductor pass (torch._inductor micro_pipeline_tp) that
+// rewrites a compiled block's SP all-gather -> matmul and matmul ->
+// reduce-scatter pairs, so it needs what those pairs need (TP with SP) and
+// torch.compile; it replaces TE's userbuffers rather than joining them, and
+// is modelled for full training (its fine-tuning paths are TE's).
+void check_async_tp(const ConfigNode& node, const WorkloadSpec& spec) {
+  const ParallelPlan& p = spec.parallel;
+  if (!p.async_tp) return;
+  const ConfigNode field = node.child("parallel").child("async_tp");
+  if (p.tensor == 1 || !p.sequence) {
+    field.fail(
+        "async_tp fuses the sequence-parallel all-gathers and reduce-scatters of tensor parallelism with "
+        "their matmuls, so it needs tensor > 1 and sequence: true (this plan has tensor = " +
+        std::to_string(p.tensor) + ", sequence: " + (p.sequence ? "true" : "false") +
+        "); set those or async_tp: false");
+  }
+  if (!spec.compile) {
+    field.fail(
+        "async_tp is torch.compile's micro-pipelined tensor parallelism (an Inductor pass), so it needs "
+        "compile: true (framework torchtitan); set compile: true or async_tp: false");
+  }
+  if (p.tp_comm_overlap) {
+    field.fail(
+        "async_tp and tp_comm_overlap are two ways to overlap the same collectives (torch symmetric memory "
+        "or Transformer Engine userbuffers); set one of them to false");
+  }
+  if (spec.finetune) {
+    field.fail("async_tp is modelled for full training; remove finetune or set async_tp: false");
   }
 }
 
@@ -722,6 +754,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   set_finetune(node, spec);
   set_task_head(node, spec);
   check_tp_overlap_scope(node, spec);
+  check_async_tp(node, spec);
   if (spec.data_parallel_only_model()) {
     check_mlp_plan(node, spec);
   } else {

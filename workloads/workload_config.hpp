@@ -45,6 +45,11 @@ struct ParallelPlan {
   // sequence-parallel all-gathers and reduce-scatters with its GEMMs
   // (tp_overlap.hpp). Needs sequence and tensor > 1.
   bool tp_comm_overlap = false;
+  // torchtitan's AsyncTP (torch.compile's micro-pipelined TP on symmetric
+  // memory): each block's sequence-parallel all-gather before a GEMM and
+  // reduce-scatter after one become the GEMM's row chunks beside copy-engine
+  // transfers (tp_overlap.hpp). Needs sequence, tensor > 1 and compile.
+  bool async_tp = false;
   // Expert parallelism (Megatron-core / DeepSpeed-MoE): it subdivides the
   // data-parallel ranks. `expert` consecutive DP ranks (same TP and PP
   // coordinates) form an EP group holding all experts, experts / expert each;

@@ -300,6 +300,17 @@ TEST_CASE("TP overlap's ring steps inside a node fold like node-local collective
   check_exact_fold(r, 8);
 }
 
+TEST_CASE("AsyncTP's transfers inside a node fold like TP overlap's ring steps, to the full replay's answer",
+          "[exec][fold][async_tp]") {
+  const TempDir dir("fold_async_tp");
+  const auto path = dir.path() / "run.yaml";
+  std::ofstream(path) << "system: " << source_path("configs/systems/dgx_h100_x16_ndr.yaml") << "\n"
+                      << "workload: {model: gpt-1.3b, framework: torchtitan, compile: true, parallel: {data: 8, "
+                      << "tensor: 8, pipeline: 2, sequence: true, async_tp: true}, strategy: ddp, micro_batch: 1, "
+                      << "global_batch: 32, precision: bf16, optimizer: adam, activation_recompute: full}\n";
+  check_exact_fold(replay_both(path.string()), 8);
+}
+
 TEST_CASE("replay.fold_tolerance folds replicas whose transfers differ by a spine's latency, near the full replay",
           "[exec][fold]") {
   const TempDir dir("fold_tolerance");

@@ -200,6 +200,21 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
       {"workload: {model: gpt-1.3b, precision: fp8, fp8: {tp_all_gather: false}, parallel: {data: 1, tensor: 8, "
        "sequence: true, tp_comm_overlap: true}, micro_batch: 1}\n",
        "workload.fp8.tp_all_gather", "userbuffers all-gather the fp8 inputs"},
+      // AsyncTP is torch.compile's pass over TP + SP collectives.
+      {"workload: {model: llama3-8b, framework: torchtitan, compile: true, parallel: {data: 1, tensor: 8, async_tp: "
+       "true}, micro_batch: 1}\n",
+       "workload.parallel.async_tp", "needs tensor > 1 and sequence: true (this plan has tensor = 8, sequence: false)"},
+      {"workload: {model: llama3-8b, framework: torchtitan, parallel: {data: 1, tensor: 8, sequence: true, async_tp: "
+       "true}, micro_batch: 1}\n",
+       "workload.parallel.async_tp", "needs compile: true"},
+      {"workload: {model: llama3-8b, framework: torchtitan, compile: true, parallel: {data: 1, tensor: 8, sequence: "
+       "true, async_tp: true, tp_comm_overlap: true}, micro_batch: 1}\n",
+       "workload.parallel.async_tp", "set one of them to false"},
+      {"workload: {model: llama3-8b, framework: torchtitan, compile: true, parallel: {data: 1, tensor: 8, sequence: "
+       "true, async_tp: true}, micro_batch: 1, finetune: {method: lora, rank: 16}}\n",
+       "workload.parallel.async_tp", "modelled for full training"},
+      {"workload: {model: llama3-8b, parallel: {data: 8, async_tp: maybe}, micro_batch: 1}\n",
+       "workload.parallel.async_tp", "true"},
       {with_line("ddp", "  ddp: {overlap_param_gather: true}"), "workload.ddp.overlap_param_gather",
        "needs strategy zero1 or zero2 (Megatron's --use-distributed-optimizer), not ddp"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: fsdp, micro_batch: 1, ddp: {overlap_param_gather: "

@@ -1,0 +1,127 @@
+// torchtitan's AsyncTP (torch.compile's micro-pipelined TP on symmetric
+// memory, workloads/tp_overlap.hpp) judged on replayed steps: Llama 3 8B at
+// TP 8 with sequence parallelism on one DGX H100, with and without it.
+// Micro-batch 8, so the GPU bounds the step: at 2 the host's issue time
+// for AsyncTP's many small ops (54 us each, frameworks.yaml) would.
+// Without the mechanism every block's all-gathers and reduce-scatters sit
+// exposed between its GEMMs; with it the GEMMs run in TP row chunks beside
+// copy-engine transfers, paying for a copy into the symmetric buffer before
+// each gather and a sum of the partial shards after each reduce-scatter.
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "plan_run.hpp"
+#include "sim/report/breakdown.hpp"
+
+using namespace simctl;
+
+namespace async_tp_test {
+
+testing::PlanRun run_llama_tp8(bool async_tp) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_async_tp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / (async_tp ? "on.yaml" : "off.yaml");
+  std::ofstream(file) << "name: AsyncTP test\nsystem: " << testing::config_path("configs/systems/dgx_h100.yaml")
+                      << "\nworkload:\n  model: llama3-8b\n  framework: torchtitan\n  compile: true\n"
+                      << "  parallel: {data: 1, tensor: 8, sequence: true, async_tp: " << (async_tp ? "true" : "false")
+                      << "}\n  micro_batch: 8\n  global_batch: 8\n  activation_recompute: full\n";
+  return testing::run_scenario(load_scenario(file.string()));
+}
+
+TimeBreakdown async_rank0_breakdown(const testing::PlanRun& run) {
+  const RendezvousTable rendezvous = match_rendezvous(run.scenario.trace, run.result);
+  return rank_breakdown(run.scenario.trace, run.result, rendezvous, 0);
+}
+
+std::size_t async_op_index(const testing::PlanRun& run, const std::string& name) {
+  const auto& ops = run.scenario.trace.ops(0);
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
+  REQUIRE(it != ops.end());
+  return static_cast<std::size_t>(it - ops.begin());
+}
+
+bool async_has_op(const testing::PlanRun& run, const std::string& name) {
+  const auto& ops = run.scenario.trace.ops(0);
+  return std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
+}
+
+}  // namespace async_tp_test
+
+using namespace async_tp_test;
+
+TEST_CASE("AsyncTP on a DGX H100: the TP collectives hide under GEMM chunks, at a memory-bound cost",
+          "[plans][async_tp]") {
+  const testing::PlanRun off = run_llama_tp8(false);
+  const testing::PlanRun on = run_llama_tp8(true);
+  const auto b_off = async_rank0_breakdown(off);
+  const auto b_on = async_rank0_breakdown(on);
+  const TimePs tp_off = b_off[Category::comm_tensor];
+  const TimePs tp_on = b_on[Category::comm_tensor];
+  INFO("exposed TP " << ps_to_seconds(tp_off) * 1e3 << " -> " << ps_to_seconds(tp_on) * 1e3 << " ms; memory-bound "
+                     << ps_to_seconds(b_off[Category::compute_memory_bound]) * 1e3 << " -> "
+                     << ps_to_seconds(b_on[Category::compute_memory_bound]) * 1e3 << " ms; step " << off.step_s() * 1e3
+                     << " -> " << on.step_s() * 1e3 << " ms");
+  REQUIRE(tp_off > 0);
+  // What stays exposed: the first shard's transfer of attn_out's and the
+  // qkv dgrad's reduce-scatters, whose transfers outlast their thin GEMM
+  // chunks, and the LM head's plain collectives (the head is not compiled
+  // with the blocks).
+  CHECK(tp_on < tp_off * 4 / 10);
+  // The symmetric-buffer copies and the partial sums are memory-bound work
+  // the plain collectives did not need.
+  CHECK(b_on[Category::compute_memory_bound] > b_off[Category::compute_memory_bound]);
+  CHECK(on.step_s() < off.step_s());
+}
+
+TEST_CASE("AsyncTP: the gather copies the rank's shard first, and each reduce-scatter chunk leaves as it completes",
+          "[plans][async_tp]") {
+  const testing::PlanRun on = run_llama_tp8(true);
+  const auto& ops = on.scenario.trace.ops(0);
+  const auto& timings = on.result.timeline(0).ops;
+
+  // Gather: own shard into the symmetric buffer, then 7 transfers beside 8
+  // chunks that keep every SM.
+  const std::size_t copy = async_op_index(on, "mb0.layer3.attn.all_gather.to_symmetric");
+  const std::size_t first_send = async_op_index(on, "mb0.layer3.attn.all_gather.step1.send");
+  CHECK(timings[first_send].start >= timings[copy].end);
+  const auto& shard = std::get<PeerTransfer>(ops[first_send].work);
+  CHECK(std::get<ComputeWork>(ops[copy].work).memory_bytes == Approx(2.0 * shard.bytes));
+  for (int c = 0; c < 8; ++c) {
+    const auto& chunk = ops[async_op_index(on, "mb0.layer3.qkv.chunk" + std::to_string(c))];
+    CHECK(std::get<ComputeWork>(chunk.work).comm_sms == 0);
+  }
+
+  // Reduce-scatter: chunk c's rows go to their owner once chunk c is done;
+  // the sum of the 8 partial shards waits for every transfer.
+  const std::size_t sum = async_op_index(on, "mb0.layer3.mlp.reduce.sum_partials");
+  for (int step = 1; step < 8; ++step) {
+    const std::size_t chunk = async_op_index(on, "mb0.layer3.mlp_down.chunk" + std::to_string(step - 1));
+    const std::size_t send = async_op_index(on, "mb0.layer3.mlp.reduce.step" + std::to_string(step) + ".send");
+    const std::size_t receive = async_op_index(on, "mb0.layer3.mlp.reduce.step" + std::to_string(step));
+    CHECK(timings[send].start >= timings[chunk].end);
+    CHECK(timings[sum].start >= timings[receive].end);
+    CHECK(ops[receive].stream == Stream::overlap);
+  }
+  const auto& partial = std::get<PeerTransfer>(ops[async_op_index(on, "mb0.layer3.mlp.reduce.step1")].work);
+  CHECK(std::get<ComputeWork>(ops[sum].work).memory_bytes == Approx(9.0 * partial.bytes));
+  CHECK(timings[sum].start >= timings[async_op_index(on, "mb0.layer3.mlp_down.chunk7")].end);
+}
+
+TEST_CASE("AsyncTP: the column-parallel backward reads the saved gathered input and fuses its reduce-scatter",
+          "[plans][async_tp]") {
+  const testing::PlanRun off = run_llama_tp8(false);
+  const testing::PlanRun on = run_llama_tp8(true);
+  // Megatron's (and simctl's plain) backward gathers the input again for
+  // the weight gradient; torch saved the gathered one.
+  CHECK(async_has_op(off, "mb0.layer3.qkv.input.all_gather"));
+  CHECK_FALSE(async_has_op(on, "mb0.layer3.qkv.input.all_gather"));
+  CHECK(async_has_op(on, "mb0.layer3.qkv.dgrad.chunk7"));
+  const std::size_t sum = async_op_index(on, "mb0.layer3.qkv.dgrad.reduce.sum_partials");
+  CHECK(async_op_index(on, "mb0.layer3.qkv.wgrad") > sum);
+  // The recompute's gathers are fused too; the LM head's are not.
+  CHECK(async_has_op(on, "mb0.layer3.recompute.attn.all_gather.to_symmetric"));
+}
