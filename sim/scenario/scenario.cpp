@@ -249,8 +249,8 @@ std::string describe_plan(const WorkloadSpec& w, int ranks) {
   const std::string context =
       p.context > 1 ? " x CP " + std::to_string(p.context) + " (" + std::string(config_word(p.context_algorithm)) + ")"
                     : "";
-  std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + context + " x PP " +
-                     std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
+  std::string plan = "TP " + std::to_string(p.tensor) + (p.sequence ? "+SP" : "") + (p.async_tp ? " (AsyncTP)" : "") +
+                     context + " x PP " + std::to_string(p.pipeline) + " (" + schedules[static_cast<int>(p.schedule)] +
                      (p.virtual_stages > 1 ? ", v=" + std::to_string(p.virtual_stages) : "") + ") x DP " +
                      std::to_string(p.data) + experts + " " + strategy_name(w.strategy) + " = " +
                      gpu_count(static_cast<std::size_t>(ranks));

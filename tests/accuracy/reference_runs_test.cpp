@@ -55,7 +55,14 @@ TEST_CASE("the shipped reference file keeps in- and out-of-sample points apart",
   }
   CHECK(hopper >= 6);
   CHECK(2 * hopper_out >= hopper);  // at least half of the Hopper points held out
-  CHECK(runs.not_expressible.size() >= 3);
+  // The runs simctl cannot express yet are read, each with why and where
+  // from (their count falls as runs become expressible).
+  CHECK(!runs.not_expressible.empty());
+  for (const UnexpressibleRun& run : runs.not_expressible) {
+    INFO(run.id);
+    CHECK(!run.source.empty());
+    CHECK(!run.reason.empty());
+  }
 }
 
 TEST_CASE("a good reference entry loads", "[accuracy][reference]") {
