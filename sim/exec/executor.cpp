@@ -128,6 +128,7 @@ void Executor::prepare_rank(std::uint32_t rank) {
   for (std::uint32_t slot = 0; slot < state.group_slots.size(); ++slot) {
     state.group_slots[slot].group = trace_.group_in_slot(rank, slot);
   }
+  state.peer_pairs.resize(trace_.ranks[rank].peers.size());
   // Move-constructed, not assigned: a move-assigned pmr vector would copy
   // itself into the default resource.
   result_.timelines.push_back(RankTimeline{std::pmr::vector<OpTiming>(count, OpTiming{}, result_.timing_memory.get()),
@@ -609,7 +610,7 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
   const bool sending = transfer.side == PeerTransfer::Side::send;
   const std::uint32_t sender = sending ? rank : peer;
   const std::uint32_t receiver = sending ? peer : rank;
-  PendingPeer& pending = pending_peers_[(static_cast<std::uint64_t>(sender) << 32) | receiver];
+  PendingPeer& pending = pending_pair(rank, sender, receiver, transfer);
   (sending ? pending.sends : pending.receives).push_back(op);
   if (pending.sends.empty() || pending.receives.empty()) return;
   const OpIndex send_op = pending.sends.front();
@@ -620,6 +621,19 @@ void Executor::arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const Pee
     pending.path = &system_.route(ranks_[sender].endpoint, ranks_[receiver].endpoint, peer_flow_key(sender, receiver));
   }
   launch_peer_transfer(sender, receiver, send_op, receive_op, pending);
+}
+
+// The pending pair of (sender, receiver), through the rank's peer slot where
+// it has one: a slot names the same peer for the whole replay, and
+// pending_peers_ is node-based, so the pointer stays valid.
+Executor::PendingPeer& Executor::pending_pair(std::uint32_t rank, std::uint32_t sender, std::uint32_t receiver,
+                                              const PeerTransfer& transfer) {
+  auto& slots = ranks_[rank].peer_pairs;
+  const auto key = [&] { return (static_cast<std::uint64_t>(sender) << 32) | receiver; };
+  if (transfer.peer >= slots.size()) return pending_peers_[key()];
+  PendingPeer*& cached = sender == rank ? slots[transfer.peer].as_sender : slots[transfer.peer].as_receiver;
+  if (!cached) cached = &pending_peers_[key()];
+  return *cached;
 }
 
 // The sender's byte count is the transfer's size: a receive posts a buffer,

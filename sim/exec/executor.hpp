@@ -103,6 +103,7 @@ class Executor {
   // kept here as well as in result_.timelines, its finish time is read off
   // the timings when the replay ends, and its count of finished ops is the
   // sum of its stream heads (every op finished moves its stream's head).
+  struct PendingPeer;
   struct alignas(64) RankState {
     const ProgramShape* shape = nullptr;
     DepCount* unfinished_deps = nullptr;  // per op, in counter_memory_
@@ -122,6 +123,15 @@ class Executor {
       std::uint32_t calls = 0;
     };
     std::vector<GroupSlot> group_slots;
+    // Per peer slot of the rank's program: the pending pair it sends on and
+    // the one it receives on, found in pending_peers_ at the slot's first
+    // transfer (a hashed lookup per transfer was 7 % of an AsyncTP replay).
+    // Empty for a rank without slot bindings, whose transfers name ranks.
+    struct PeerPairs {
+      PendingPeer* as_sender = nullptr;
+      PendingPeer* as_receiver = nullptr;
+    };
+    std::vector<PeerPairs> peer_pairs;
 
     std::size_t finished_ops() const;
   };
@@ -200,6 +210,8 @@ class Executor {
   void start_host_work(std::uint32_t rank, OpIndex op, const HostWork& host);
   void start_copy(std::uint32_t rank, OpIndex op, const CopyCall& copy);
   void arrive_at_peer_transfer(std::uint32_t rank, OpIndex op, const PeerTransfer& transfer);
+  PendingPeer& pending_pair(std::uint32_t rank, std::uint32_t sender, std::uint32_t receiver,
+                            const PeerTransfer& transfer);
   void launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver, OpIndex send_op, OpIndex receive_op,
                             PendingPeer& pair);
   void start_transfer(std::uint32_t transfer);
