@@ -19,7 +19,8 @@ ComputeWork row_chunk(const ComputeWork& gemm, std::int64_t chunks, int comm_sms
 
 std::string chunk_name(const std::string& base, std::int64_t c) { return base + ".chunk" + std::to_string(c); }
 
-// A kernel streaming `bytes` in and `bytes` out per tensor it touches; the
+// A memory-bound kernel moving `bytes_per_tensor` through each of the
+// `tensors_touched` tensors it reads or writes (a copy touches two); the
 // symmetric buffers hold whatever dtype the gather moves.
 ComputeWork byte_stream(double bytes_per_tensor, double tensors_touched) {
   ComputeWork w;
