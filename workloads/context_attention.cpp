@@ -14,6 +14,7 @@ constexpr double kBackwardTensors = 4.0;
 // (the log-sum-exp statistics are one value per row, too few to count).
 constexpr double kCorrectionTensors = 3.0;
 constexpr double kCorrectionFlops = 4.0;  // two exp-scaled terms, a sum, a normalise
+constexpr double kFp32ElementBytes = 4.0;
 
 std::int64_t cp(const PassGeometry& g) { return g.p.context; }
 
@@ -131,6 +132,79 @@ void ulysses_backward(const PassGeometry& g, const std::string& prefix, OpList& 
   out.comm(base + ".dqkv.all_to_all", bw, CollectiveOp::all_to_all, qkv_bytes(g), 0, ModelGroup::context);
 }
 
+// PyTorch's context-parallel SDPA with its `allgather` rotater, as
+// torchtitan runs it (pytorch/pytorch@0123248
+// torch/distributed/tensor/experimental/_attention.py,
+// _templated_ring_attention and its backward; torchtitan@9dec370 expands K
+// and V to the query heads, repeat_kv, before SDPA). Per pass: K and V
+// gathered at the query heads' width once, beside the first block; cp
+// load-balanced SDPA calls (the ring's blocks), each output merged into a
+// running fp32 one (_SDPAMerger with convert_to_f32). Backward: K and V
+// gathered again, cp SDPA backward calls, dQ accumulated in fp32, and the
+// dK/dV accumulators passed round the CP ring in fp32, each hop waiting for
+// the last; the last brings the rank its own block's. Eager elementwise
+// passes over fp32 tensors, counted from the code, not measured.
+constexpr double kMergeTensors = 10.0;      // fp32 passes a merge makes: out - sig * (out - block), the cat
+constexpr double kFirstMergeTensors = 1.5;  // the first block's output cast to fp32 (read 2 B, write 4 B)
+constexpr double kAccumulateTensors = 2.5;  // fp32 += bf16: read 4 and 2 B, write 4 B
+constexpr double kSendCopyTensors = 2.0;    // torch.cat of dK and dV into the buffer sent on
+constexpr double kFinalCastTensors = 1.5;   // fp32 back to bf16 (read 4 B, write 2 B)
+
+// K and V of `positions` positions at the query heads' width.
+double expanded_kv_bytes(const PassGeometry& g, std::int64_t positions, DType dtype) {
+  return static_cast<double>(g.p.micro_batch * positions) * 2.0 * static_cast<double>(g.local_hidden()) *
+         bytes_per_element(dtype);
+}
+
+AttentionBlock expanded_ring_block(const PassGeometry& g, std::int64_t step) {
+  AttentionBlock block = ring_block(g, step);
+  block.kv_heads = block.heads;
+  return block;
+}
+
+ComputeWork fp32_pass(double elements, double tensors, double flops_per_element = 1.0) {
+  return streaming_work(ComputeKind::elementwise, DType::fp32, elements, flops_per_element, tensors);
+}
+
+double output_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_hidden()); }
+
+void torch_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out) {
+  const std::string base = prefix + "attention";
+  // Waited for by block 1, after block 0 and its merge.
+  out.comm(base + ".kv.all_gather", phase, CollectiveOp::all_gather, expanded_kv_bytes(g, g.p.model.seq_len, g.p.dtype),
+           2, ModelGroup::context);
+  for (std::int64_t i = 0; i < cp(g); ++i) {
+    out.compute(step_name(base, i), phase,
+                fused_attention_work(g, expanded_ring_block(g, i), 1.0, kForwardTensors, kForwardTensors, false));
+    out.compute(step_name(base + ".merge", i), phase,
+                fp32_pass(output_elements(g), i == 0 ? kFirstMergeTensors : kMergeTensors, i == 0 ? 0.0 : 4.0));
+  }
+  out.compute(base + ".merged.to_bf16", phase, fp32_pass(output_elements(g), kFinalCastTensors, 0.0));
+}
+
+void torch_backward(const PassGeometry& g, const std::string& prefix, OpList& out) {
+  const OpPhase bw = OpPhase::backward;
+  const std::string base = prefix + "attention.bwd";
+  const double local_kv_elements = expanded_kv_bytes(g, g.local_seq(), DType::fp32) / kFp32ElementBytes;
+  // Waited for by block 1's backward, after block 0's and its accumulations.
+  out.comm(base + ".kv.all_gather", bw, CollectiveOp::all_gather, expanded_kv_bytes(g, g.p.model.seq_len, g.p.dtype), 3,
+           ModelGroup::context);
+  for (std::int64_t i = 0; i < cp(g); ++i) {
+    out.compute(step_name(base, i), bw,
+                fused_attention_work(g, expanded_ring_block(g, i), kAttentionBackwardFlopsRatio, kBackwardTensors,
+                                     kBackwardTensors, true));
+    out.compute(step_name(base + ".dq_accumulate", i), bw, fp32_pass(output_elements(g), kAccumulateTensors));
+    out.compute(step_name(base + ".dkv_accumulate", i), bw,
+                fp32_pass(local_kv_elements, kAccumulateTensors + kSendCopyTensors));
+    const bool last = i + 1 == cp(g);
+    out.context_ring_step(step_name(base + ".dkv", i + 1), bw, expanded_kv_bytes(g, g.local_seq(), DType::fp32),
+                          last ? 0 : -1, ContextRing::dkv, i == 0);
+  }
+  // The last hop's receive (the rank's own block's dK/dV) feeds the first.
+  out.compute(base + ".dkv.to_bf16", bw, fp32_pass(local_kv_elements, kFinalCastTensors, 0.0));
+  out.compute(base + ".dq.to_bf16", bw, fp32_pass(output_elements(g), kFinalCastTensors, 0.0));
+}
+
 }  // namespace
 
 double context_kv_bytes(const PassGeometry& g) { return kv_bytes(g, g.local_seq()); }
@@ -140,6 +214,7 @@ void append_context_attention_forward(const PassGeometry& g, const std::string& 
     case ContextAlgorithm::ring: return ring_forward(g, prefix, phase, out);
     case ContextAlgorithm::all_gather: return gather_forward(g, prefix, phase, out);
     case ContextAlgorithm::all_to_all: return ulysses_forward(g, prefix, phase, out);
+    case ContextAlgorithm::torch_all_gather: return torch_forward(g, prefix, phase, out);
   }
 }
 
@@ -148,6 +223,7 @@ void append_context_attention_backward(const PassGeometry& g, const std::string&
     case ContextAlgorithm::ring: return ring_backward(g, prefix, out);
     case ContextAlgorithm::all_gather: return gather_backward(g, prefix, out);
     case ContextAlgorithm::all_to_all: return ulysses_backward(g, prefix, out);
+    case ContextAlgorithm::torch_all_gather: return torch_backward(g, prefix, out);
   }
 }
 

@@ -55,6 +55,12 @@ double context_buffer_bytes(const WorkloadSpec& spec) {
     case ContextAlgorithm::all_gather:
       return 2.0 * static_cast<double>(spec.micro_batch * m.seq_len) * 2.0 * kv_width * element;
     case ContextAlgorithm::all_to_all: return local * (2.0 * q_width + 2.0 * kv_width) * element;
+    case ContextAlgorithm::torch_all_gather:
+      // K and V gathered at the query heads' width (torchtitan expands them
+      // before SDPA), the fp32 merged output, and in backward the fp32 dK/dV
+      // accumulator and the one in flight.
+      return static_cast<double>(spec.micro_batch * m.seq_len) * 2.0 * q_width * element +
+             local * q_width * kFp32Bytes + 2.0 * local * 2.0 * q_width * kFp32Bytes;
   }
   return 0.0;
 }

@@ -114,9 +114,10 @@ constexpr WordTable<AttentionKernel, 5> kAttentionWords{{{AttentionKernel::flash
                                                          {AttentionKernel::cudnn, "cudnn"},
                                                          {AttentionKernel::unfused, "unfused"},
                                                          {AttentionKernel::flash2, "flash"}}};
-constexpr WordTable<ContextAlgorithm, 3> kContextWords{{{ContextAlgorithm::ring, "ring"},
+constexpr WordTable<ContextAlgorithm, 4> kContextWords{{{ContextAlgorithm::ring, "ring"},
                                                         {ContextAlgorithm::all_gather, "all_gather"},
-                                                        {ContextAlgorithm::all_to_all, "all_to_all"}}};
+                                                        {ContextAlgorithm::all_to_all, "all_to_all"},
+                                                        {ContextAlgorithm::torch_all_gather, "torch_all_gather"}}};
 
 template <class Enum, std::size_t N>
 Enum parse_word(const ConfigNode& node, const WordTable<Enum, N>& table) {

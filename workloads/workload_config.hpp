@@ -32,7 +32,7 @@ enum class ParallelDim : std::uint8_t { tensor, data, pipeline, context };
 // around the CP ring beside the blockwise attention), all_gather (Llama 3:
 // K/V gathered whole before attention) or all_to_all (DeepSpeed-Ulysses:
 // heads and sequence swapped by all-to-alls around attention).
-enum class ContextAlgorithm : std::uint8_t { ring, all_gather, all_to_all };
+enum class ContextAlgorithm : std::uint8_t { ring, all_gather, all_to_all, torch_all_gather };
 
 enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved };
 

@@ -215,6 +215,8 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.parallel.async_tp", "modelled for full training"},
       {"workload: {model: llama3-8b, parallel: {data: 8, async_tp: maybe}, micro_batch: 1}\n",
        "workload.parallel.async_tp", "true"},
+      {"workload: {model: llama3-8b, parallel: {data: 1, context: 2, context_algorithm: torch}, micro_batch: 1}\n",
+       "workload.parallel.context_algorithm", "torch_all_gather"},
       {with_line("ddp", "  ddp: {overlap_param_gather: true}"), "workload.ddp.overlap_param_gather",
        "needs strategy zero1 or zero2 (Megatron's --use-distributed-optimizer), not ddp"},
       {"workload: {model: gpt-1.3b, parallel: {data: 8}, strategy: fsdp, micro_batch: 1, ddp: {overlap_param_gather: "
