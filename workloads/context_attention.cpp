@@ -14,7 +14,6 @@ constexpr double kBackwardTensors = 4.0;
 // (the log-sum-exp statistics are one value per row, too few to count).
 constexpr double kCorrectionTensors = 3.0;
 constexpr double kCorrectionFlops = 4.0;  // two exp-scaled terms, a sum, a normalise
-constexpr double kFp32ElementBytes = 4.0;
 
 std::int64_t cp(const PassGeometry& g) { return g.p.context; }
 
@@ -150,10 +149,13 @@ constexpr double kAccumulateTensors = 2.5;  // fp32 += bf16: read 4 and 2 B, wri
 constexpr double kSendCopyTensors = 2.0;    // torch.cat of dK and dV into the buffer sent on
 constexpr double kFinalCastTensors = 1.5;   // fp32 back to bf16 (read 4 B, write 2 B)
 
-// K and V of `positions` positions at the query heads' width.
+// K and V of `positions` positions at the query heads' width: elements, and
+// bytes in `dtype`.
+double expanded_kv_elements(const PassGeometry& g, std::int64_t positions) {
+  return static_cast<double>(g.p.micro_batch * positions) * 2.0 * static_cast<double>(g.local_hidden());
+}
 double expanded_kv_bytes(const PassGeometry& g, std::int64_t positions, DType dtype) {
-  return static_cast<double>(g.p.micro_batch * positions) * 2.0 * static_cast<double>(g.local_hidden()) *
-         bytes_per_element(dtype);
+  return expanded_kv_elements(g, positions) * bytes_per_element(dtype);
 }
 
 AttentionBlock expanded_ring_block(const PassGeometry& g, std::int64_t step) {
@@ -185,7 +187,7 @@ void torch_forward(const PassGeometry& g, const std::string& prefix, OpPhase pha
 void torch_backward(const PassGeometry& g, const std::string& prefix, OpList& out) {
   const OpPhase bw = OpPhase::backward;
   const std::string base = prefix + "attention.bwd";
-  const double local_kv_elements = expanded_kv_bytes(g, g.local_seq(), DType::fp32) / kFp32ElementBytes;
+  const double local_kv_elements = expanded_kv_elements(g, g.local_seq());
   // Waited for by block 1's backward, after block 0's and its accumulations.
   out.comm(base + ".kv.all_gather", bw, CollectiveOp::all_gather, expanded_kv_bytes(g, g.p.model.seq_len, g.p.dtype), 3,
            ModelGroup::context);
