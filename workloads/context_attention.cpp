@@ -25,6 +25,9 @@ double kv_bytes(const PassGeometry& g, std::int64_t positions) {
          bytes_per_element(g.p.dtype);
 }
 
+// Elements of this rank's attention output: its s/cp positions, its heads.
+double output_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_hidden()); }
+
 // Bytes of this rank's s/cp positions of `width` columns (Q, O, dO, dQ).
 double local_bytes(const PassGeometry& g, std::int64_t width) {
   return g.tokens() * static_cast<double>(width) * bytes_per_element(g.p.dtype);
@@ -64,9 +67,9 @@ void ring_forward(const PassGeometry& g, const std::string& prefix, OpPhase phas
     out.compute(step_name(base, i), phase,
                 fused_attention_work(g, ring_block(g, i), 1.0, kForwardTensors, kForwardTensors, false));
     if (i == 0) continue;
-    const double elements = g.tokens() * static_cast<double>(g.local_hidden());
-    out.compute(step_name(base + ".correction", i), phase,
-                streaming_work(ComputeKind::elementwise, g.p.dtype, elements, kCorrectionFlops, kCorrectionTensors));
+    out.compute(
+        step_name(base + ".correction", i), phase,
+        streaming_work(ComputeKind::elementwise, g.p.dtype, output_elements(g), kCorrectionFlops, kCorrectionTensors));
   }
 }
 
@@ -167,8 +170,6 @@ AttentionBlock expanded_ring_block(const PassGeometry& g, std::int64_t step) {
 ComputeWork fp32_pass(double elements, double tensors, double flops_per_element = 1.0) {
   return streaming_work(ComputeKind::elementwise, DType::fp32, elements, flops_per_element, tensors);
 }
-
-double output_elements(const PassGeometry& g) { return g.tokens() * static_cast<double>(g.local_hidden()); }
 
 void torch_forward(const PassGeometry& g, const std::string& prefix, OpPhase phase, OpList& out) {
   const std::string base = prefix + "attention";

@@ -19,9 +19,9 @@ ComputeWork row_chunk(const ComputeWork& gemm, std::int64_t chunks, int comm_sms
 
 std::string chunk_name(const std::string& base, std::int64_t c) { return base + ".chunk" + std::to_string(c); }
 
-// A memory-bound kernel moving `bytes_per_tensor` through each of the
-// `tensors_touched` tensors it reads or writes (a copy touches two); the
-// symmetric buffers hold whatever dtype the gather moves.
+// A copy into the symmetric buffer, given in bytes (the gather's dtype, bf16
+// or fp8, is not known here): `bytes_per_tensor` through each of the
+// `tensors_touched` tensors it reads or writes.
 ComputeWork byte_stream(double bytes_per_tensor, double tensors_touched) {
   ComputeWork w;
   w.kind = ComputeKind::elementwise;
@@ -43,10 +43,9 @@ void async_gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name
   }
   out.compute(chunk_name(gemm_name, t - 1), phase, row_chunk(gemm, t, 0));
   const double partials = static_cast<double>(t);
-  ComputeWork sum = byte_stream(shard_bytes, partials + 1.0);
-  sum.flops = g.sequence_hidden_elements() * (partials - 1.0);
-  sum.dtype = g.p.dtype;
-  out.compute(scatter_name + ".sum_partials", phase, sum);
+  out.compute(scatter_name + ".sum_partials", phase,
+              streaming_work(ComputeKind::elementwise, g.p.dtype, g.sequence_hidden_elements(), partials - 1.0,
+                             partials + 1.0));
 }
 
 }  // namespace

@@ -406,16 +406,20 @@ void check_cuda_graphs(const ConfigNode& node, const WorkloadSpec& spec) {
             "cannot be captured as a CUDA graph; use strategy: ddp with cuda_graphs: true, or cuda_graphs: false");
 }
 
-// Under fp8 TE userbuffers gather fp8, so an explicit
-// `fp8.tp_all_gather: false` contradicts tp_comm_overlap.
+// Under fp8 both TP overlaps gather fp8 (TE's userbuffers, AsyncTP's fused
+// scaled matmul; fp8_gathers), so an explicit `fp8.tp_all_gather: false`
+// contradicts either rather than being silently overridden.
 void check_tp_overlap_scope(const ConfigNode& node, const WorkloadSpec& spec) {
-  if (!spec.parallel.tp_comm_overlap) return;
+  const ParallelPlan& p = spec.parallel;
+  if (!p.tp_comm_overlap && !p.async_tp) return;
   const auto fp8 = node.optional_child("fp8");
   if (spec.fp8 && fp8 && fp8->has("tp_all_gather") && !spec.fp8->tp_all_gather) {
+    const std::string overlap = p.tp_comm_overlap ? "tp_comm_overlap" : "async_tp";
+    const std::string who =
+        p.tp_comm_overlap ? "Transformer Engine's userbuffers all-gather" : "AsyncTP's fused scaled matmuls all-gather";
     fp8->child("tp_all_gather")
-        .fail(
-            "with tp_comm_overlap, Transformer Engine's userbuffers all-gather the fp8 inputs, so "
-            "tp_all_gather cannot be false; remove it or set tp_comm_overlap: false");
+        .fail("with " + overlap + ", " + who + " the fp8 inputs, so tp_all_gather cannot be false; remove it or set " +
+              overlap + ": false");
   }
 }
 

@@ -215,6 +215,9 @@ TEST_CASE("bad workload inputs name their field", "[workloads][config]") {
        "workload.parallel.async_tp", "modelled for full training"},
       {"workload: {model: llama3-8b, parallel: {data: 8, async_tp: maybe}, micro_batch: 1}\n",
        "workload.parallel.async_tp", "true"},
+      {"workload: {model: llama3-8b, framework: torchtitan, compile: true, precision: fp8, fp8: {tp_all_gather: "
+       "false}, parallel: {data: 1, tensor: 8, sequence: true, async_tp: true}, micro_batch: 1}\n",
+       "workload.fp8.tp_all_gather", "AsyncTP's fused scaled matmuls all-gather the fp8 inputs"},
       {"workload: {model: llama3-8b, parallel: {data: 1, context: 2, context_algorithm: torch}, micro_batch: 1}\n",
        "workload.parallel.context_algorithm", "torch_all_gather"},
       {with_line("ddp", "  ddp: {overlap_param_gather: true}"), "workload.ddp.overlap_param_gather",
