@@ -171,6 +171,10 @@ struct Linear {
   DType operands = DType::bf16;
   bool trains = true;
   bool adapters = false;
+  // Matmuls whose input gradients torch sums into this layer's (read under
+  // AsyncTP, which runs torchtitan's models): its attention's input feeds wq,
+  // wk and wv, its gated MLP's w1 and w3; simctl runs each as one GEMM.
+  int input_grad_terms = 1;
 };
 
 Linear block_linear(const PassGeometry& g, const std::string& at, const std::string& gemm, std::int64_t layer,
@@ -289,6 +293,27 @@ void frozen_column_backward_overlapped(const PassGeometry& g, const Linear& lin,
                     out);
 }
 
+// AsyncTP (full training only): torch saved the gathered input, so the
+// wgrad reads it. Inductor fuses a reduce-scatter with its matmul only when
+// one matmul produces its input (_find_producer_matmul in
+// torch/_inductor/fx_passes/micro_pipeline_tp.py, pytorch@5f65158); where
+// the layer's input gradient is a sum of several (wq, wk, wv), the sum feeds
+// a plain NCCL reduce-scatter, issued after the layer's GEMMs (autograd runs
+// each matmul's dgrad and wgrad together) and waited on by the next op.
+void async_tp_column_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
+  const OpPhase bw = OpPhase::backward;
+  const ComputeWork dgrad = dgrad_gemm(g, lin.n, lin.k, lin.operands);
+  const ComputeWork wgrad = wgrad_gemm(g, lin.n, lin.k, lin.operands);
+  if (lin.input_grad_terms == 1) {
+    gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad, out);
+    out.compute(lin.name + ".wgrad", bw, wgrad, std::move(grads));
+    return;
+  }
+  out.compute(lin.name + ".dgrad", bw, dgrad);
+  out.compute(lin.name + ".wgrad", bw, wgrad, std::move(grads));
+  leave_parallel_region(g, lin.name + ".dgrad.reduce", bw, out);
+}
+
 // The backward of a column-parallel GEMM's input side: with SP, re-gather the
 // saved row-sharded input for the weight gradient (overlapping the dgrad GEMM),
 // then reduce the input gradient while the wgrad GEMM runs (Megatron's
@@ -309,11 +334,7 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
   if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
   if (fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
   if (te_layer && async_tp_overlap(g)) {
-    // AsyncTP (full training only): torch saved the gathered input, so the
-    // wgrad reads it; the dgrad is a fused matmul reduce-scatter.
-    gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad_gemm(g, lin.n, lin.k, lin.operands),
-                      out);
-    out.compute(lin.name + ".wgrad", bw, wgrad_gemm(g, lin.n, lin.k, lin.operands), std::move(grads));
+    async_tp_column_backward(g, lin, std::move(grads), out);
     return;
   }
   if (bulk && !lin.trains) {
@@ -360,8 +381,9 @@ void append_mlp_backward(const PassGeometry& g, std::int64_t l, const std::strin
   row_parallel_backward(g, block_linear(g, at, "mlp_down", l, LoraTarget::fc2, m.hidden, g.local_ffn()),
                         std::move(down_grads), out);
   append_activation_backward(g, at + activation_name(m) + ".bwd", out);
-  column_parallel_backward(g, block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden),
-                           std::move(up_grads), out);
+  Linear up = block_linear(g, at, "mlp_up", l, LoraTarget::fc1, g.local_mlp_up_columns(), m.hidden);
+  up.input_grad_terms = m.gated_mlp ? 2 : 1;
+  column_parallel_backward(g, up, std::move(up_grads), out);
 }
 
 // Backward of one block, mirroring the forward. The gradient of a residual
@@ -386,8 +408,9 @@ void append_block_backward(const PassGeometry& g, std::int64_t l, OpList& out) {
                         grads({BlockTensor::attn_out_weight, BlockTensor::attn_out_bias}), out);
   append_attention_core_backward(g, at, out);
   append_rope(g, at + "rope.bwd", bw, out, true);
-  column_parallel_backward(g, block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden),
-                           grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), out);
+  Linear qkv = block_linear(g, at, "qkv", l, LoraTarget::qkv, g.local_qkv_columns(), m.hidden);
+  qkv.input_grad_terms = 3;
+  column_parallel_backward(g, qkv, grads({BlockTensor::qkv_weight, BlockTensor::qkv_bias}), out);
   append_norm_backward(g, at + "ln1.bwd", grads({BlockTensor::ln1_weight, BlockTensor::ln1_bias}), out);
   out.compute(at + "residual1.bwd", bw, residual_add(g));
   append_fp8_scale_update(g, at + "fp8.scale_update.bwd", bw, out);
