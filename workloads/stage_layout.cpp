@@ -105,6 +105,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.sequence = spec.parallel.sequence && spec.parallel.tensor > 1;
   p.tp_comm_overlap = spec.parallel.tp_comm_overlap;
   p.async_tp = spec.parallel.async_tp;
+  p.tp_async_backward = spec.tp_async_backward;
   p.expert = spec.parallel.expert;
   p.context = spec.parallel.context;
   p.context_algorithm = spec.parallel.context_algorithm;

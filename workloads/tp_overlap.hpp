@@ -44,7 +44,7 @@
 // bulk overlap here: torch saves the gathered input (the forward's or the
 // recompute's), so nothing is gathered again, and the dgrad's reduce-scatter
 // is a fused matmul reduce-scatter only where one matmul produces the input
-// gradient (transformer_ops.cpp, async_tp_column_backward).
+// gradient (transformer_ops.cpp, saved_input_column_backward).
 #include <string>
 
 #include "workloads/pass_geometry.hpp"

@@ -293,18 +293,22 @@ void frozen_column_backward_overlapped(const PassGeometry& g, const Linear& lin,
                     out);
 }
 
-// AsyncTP (full training only): torch saved the gathered input, so the
-// wgrad reads it. Inductor fuses a reduce-scatter with its matmul only when
-// one matmul produces its input (_find_producer_matmul in
-// torch/_inductor/fx_passes/micro_pipeline_tp.py, pytorch@5f65158); where
-// the layer's input gradient is a sum of several (wq, wk, wv), the sum feeds
-// a plain NCCL reduce-scatter, issued after the layer's GEMMs (autograd runs
-// each matmul's dgrad and wgrad together) and waited on by the next op.
-void async_tp_column_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out) {
+// A trained column-parallel linear whose gathered input autograd saved
+// (DTensor's TP, torchtitan's): the wgrad reads it, nothing is gathered
+// again, and the input gradient's reduction is issued after the layer's
+// matmuls (autograd runs each matmul's dgrad and wgrad together, and sums
+// the layer's input gradients before the redistribute's backward) and
+// waited on by the next op. Under AsyncTP (full training only), Inductor
+// fuses a reduce-scatter with its matmul only when one matmul produces its
+// input (_find_producer_matmul in torch/_inductor/fx_passes/
+// micro_pipeline_tp.py, pytorch@5f65158): a GPT's fc1, not the sum of wq's,
+// wk's and wv's input gradients.
+void saved_input_column_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads,
+                                 bool async_tp, OpList& out) {
   const OpPhase bw = OpPhase::backward;
   const ComputeWork dgrad = dgrad_gemm(g, lin.n, lin.k, lin.operands);
   const ComputeWork wgrad = wgrad_gemm(g, lin.n, lin.k, lin.operands);
-  if (lin.input_grad_terms == 1) {
+  if (async_tp && lin.input_grad_terms == 1) {
     gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad, out);
     out.compute(lin.name + ".wgrad", bw, wgrad, std::move(grads));
     return;
@@ -324,7 +328,8 @@ void async_tp_column_backward(const PassGeometry& g, const Linear& lin, std::vec
 // reduction instead, and the input is gathered only if something reads it.
 // A block's layers are TE's, whose userbuffers run both collectives in bulk
 // beside the GEMMs when overlapping (tp_overlap.hpp), or compiled blocks
-// under AsyncTP; the LM head is neither.
+// under AsyncTP; the LM head is neither. A DTensor framework (torchtitan's;
+// frameworks.yaml, tp_async_backward) saves the gathered input instead.
 void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector<std::size_t> grads, OpList& out,
                               bool te_layer = true) {
   const OpPhase bw = OpPhase::backward;
@@ -334,7 +339,11 @@ void column_parallel_backward(const PassGeometry& g, const Linear& lin, std::vec
   if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.tokens(), lin.n, out);
   if (fp8) append_fp8_weight_transpose(g, lin.name + ".weight.fp8_transpose", lin.k, lin.n, out);
   if (te_layer && async_tp_overlap(g)) {
-    async_tp_column_backward(g, lin, std::move(grads), out);
+    saved_input_column_backward(g, lin, std::move(grads), true, out);
+    return;
+  }
+  if (!g.p.tp_async_backward && !bulk && lin.trains && !lin.adapters) {
+    saved_input_column_backward(g, lin, std::move(grads), false, out);
     return;
   }
   if (bulk && !lin.trains) {

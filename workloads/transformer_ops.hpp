@@ -95,6 +95,10 @@ struct PassShape {
   // torch's AsyncTP instead: the same pairs as the GEMM's row chunks beside
   // copy-engine transfers on symmetric memory (tp_overlap.hpp).
   bool async_tp = false;
+  // Megatron's column-parallel backward (input re-gathered beside the dgrad
+  // GEMM, input gradient reduced beside the wgrad GEMM), or, false,
+  // DTensor's (gathered input saved, reduction after both GEMMs).
+  bool tp_async_backward = true;
   std::int64_t context = 1;  // CP degree: the sequence split this many ways (context_parallel.hpp)
   ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
   // The loss runs in fp32 on an upcast copy of the logits (PyTorch autocast's

@@ -201,6 +201,10 @@ struct WorkloadSpec {
   // (`compile: true`), which fuses each chain into one kernel.
   bool eager_op_chains = false;
   bool framework_compiles = false;
+  // The framework's column-parallel backward (frameworks.yaml,
+  // tp_async_backward): Megatron's re-gather and reduction beside the GEMMs,
+  // or DTensor's saved gathered input and reduction after them.
+  bool tp_async_backward = true;
   bool compile = false;
   // How the framework's fp8 linears find their scales, where `fp8.scaling`
   // does not say (TE's delayed scaling; torchao's dynamic under torchtitan).

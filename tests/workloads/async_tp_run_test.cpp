@@ -118,9 +118,9 @@ TEST_CASE(
     "[plans][async_tp]") {
   const testing::PlanRun off = run_llama_tp8(false);
   const testing::PlanRun on = run_llama_tp8(true);
-  // Megatron's (and simctl's plain) backward gathers the input again for
-  // the weight gradient; torch saved the gathered one.
-  CHECK(async_has_op(off, "mb0.layer3.qkv.input.all_gather"));
+  // Megatron's backward gathers the input again for the weight gradient
+  // (the last test); torch saved the gathered one, with or without AsyncTP.
+  CHECK_FALSE(async_has_op(off, "mb0.layer3.qkv.input.all_gather"));
   CHECK_FALSE(async_has_op(on, "mb0.layer3.qkv.input.all_gather"));
   // The attention's input gradient sums wq's, wk's and wv's, the gated MLP's
   // w1's and w3's: Inductor finds no producer matmul, so a plain
@@ -141,4 +141,53 @@ TEST_CASE(
   CHECK_FALSE(async_has_op(gpt, "mb0.layer3.qkv.dgrad.chunk7"));
   // The recompute's gathers are fused too; the LM head's are not.
   CHECK(async_has_op(on, "mb0.layer3.recompute.attn.all_gather.to_symmetric"));
+}
+
+namespace async_tp_test {
+
+// Llama 3 8B at TP 8 with SP under `framework`, traced but not replayed.
+Scenario load_tp8(const std::string& framework) {
+  const auto dir = std::filesystem::temp_directory_path() / ("simctl_dtensor_tp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / (framework + ".yaml");
+  std::ofstream(file) << "name: DTensor TP test\nsystem: " << testing::config_path("configs/systems/dgx_h100.yaml")
+                      << "\nworkload:\n  model: llama3-8b\n  framework: " << framework
+                      << "\n  parallel: {data: 1, tensor: 8, sequence: true}\n  micro_batch: 1\n  global_batch: 1\n";
+  return load_scenario(file.string());
+}
+
+std::size_t index_in(const Scenario& scenario, const std::string& name) {
+  const auto& ops = scenario.trace.ops(0);
+  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
+  REQUIRE(it != ops.end());
+  return static_cast<std::size_t>(it - ops.begin());
+}
+
+bool has_op(const Scenario& scenario, const std::string& name) {
+  const auto& ops = scenario.trace.ops(0);
+  return std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
+}
+
+}  // namespace async_tp_test
+
+TEST_CASE("torchtitan's plain TP is DTensor's: the gathered input saved, the input gradient reduced after both GEMMs",
+          "[plans][async_tp]") {
+  const Scenario megatron = load_tp8("megatron-lm");
+  const Scenario titan = load_tp8("torchtitan");
+  for (const std::string layer : {"mb0.layer3.qkv", "mb0.layer3.mlp_up"}) {
+    INFO(layer);
+    // Megatron saves the input's sequence shard and gathers it again beside
+    // the dgrad GEMM; the input gradient's reduce-scatter runs beside the
+    // wgrad GEMM.
+    CHECK(has_op(megatron, layer + ".input.all_gather"));
+    CHECK(index_in(megatron, layer + ".dgrad.reduce") < index_in(megatron, layer + ".wgrad"));
+    // DTensor: autograd saved the gathered input; the redistribute's
+    // backward reduce-scatters once both matmuls have run, and the next op
+    // waits on it.
+    CHECK_FALSE(has_op(titan, layer + ".input.all_gather"));
+    const std::size_t reduce = index_in(titan, layer + ".dgrad.reduce");
+    CHECK(reduce > index_in(titan, layer + ".wgrad"));
+    const auto& next = titan.trace.ops(0)[reduce + 1];
+    CHECK(std::find(next.deps.begin(), next.deps.end(), reduce) != next.deps.end());
+  }
 }
