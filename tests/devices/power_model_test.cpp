@@ -45,13 +45,24 @@ TEST_CASE("a lower power limit settles lower, a higher one not above burst", "[d
   CHECK_THROWS_AS(settled_clock_fraction(kHopper, 700.0, 60.0), std::invalid_argument);
 }
 
-TEST_CASE("Hopper and Blackwell parts are priced by one power model", "[devices][power][catalogue]") {
+// Each architecture's parts at their own TDP settle as it was measured:
+// Hopper on this project's H100 (bf16 GEMMs, 1.145x), Blackwell on a public
+// B200 measurement (flashinfer-ai/flashinfer#2899: FA4 from 1450 to 1237
+// TFLOP/s as the clock fell from 1965 to ~1580 MHz at ~1000 W).
+TEST_CASE("Hopper and Blackwell parts are priced by their architecture's power model", "[devices][power][catalogue]") {
   const DeviceCatalogue catalogue = DeviceCatalogue::load();
-  for (const char* id : {"h100-sxm", "h200", "b200", "b300"}) {
+  for (const char* id : {"h100-sxm", "h200"}) {
     INFO(id);
     const GpuSpec& gpu = catalogue.gpu(id);
     REQUIRE(gpu.compute.power_model);
     CHECK(gpu.compute.sustained_tensor_slowdown == Approx(1.145));
+  }
+  for (const char* id : {"b200", "b300"}) {
+    INFO(id);
+    const GpuSpec& gpu = catalogue.gpu(id);
+    REQUIRE(gpu.compute.power_model);
+    CHECK(gpu.compute.sustained_tensor_slowdown == Approx(1450.0 / 1237.0).epsilon(0.001));
+    CHECK(gpu.compute.power_model->settled_clock_at_tdp == Approx(1580.0 / 1965.0).epsilon(0.001));
   }
   // Gaudi 3 has no clock measurement: no model, no slowdown.
   CHECK_FALSE(catalogue.gpu("gaudi3").compute.power_model);
@@ -91,16 +102,23 @@ TEST_CASE("CDNA3's power model puts the 1000 W MI325X at AMD's measured clock ra
 }
 
 // GB200's GPU is B200's die at 1,200 W. Priced from b200's burst clock at
-// that limit, a GEMM loop runs 2.4 % faster than on a B200 at 1,000 W,
-// not the 11 % of the datasheet peaks (MLPerf v5.0 measured 1.7 %,
-// docs/accuracy.md). Without same_die_as the ratio would be the peaks'.
+// that limit, a GEMM loop runs 5 % faster than on a B200 at 1,000 W, not
+// the 11 % of the datasheet peaks. The published pairs of one plan
+// (docs/accuracy.md, Across generations) put GB200 1.7 % ahead on NeMo
+// 25.04 in fp8 (MLPerf v5.0) and 6.5 % in NVFP4 on 25.09 (v5.1, other
+// vendors' B200 servers): the priced ratio lies between them. Without
+// same_die_as the ratio would be the peaks'.
 TEST_CASE("a part on another part's die is priced from that die at its own power limit",
           "[devices][power][catalogue]") {
   const DeviceCatalogue catalogue = DeviceCatalogue::load();
   const GpuSpec& b200 = catalogue.gpu("b200");
   const GpuSpec& gb200 = catalogue.gpu("gb200");
   REQUIRE(gb200.compute.die_part == "b200");
-  CHECK(sustained_rate(gb200, DType::fp8) / sustained_rate(b200, DType::fp8) == Approx(1.024).epsilon(0.002));
+  const double ratio = sustained_rate(gb200, DType::fp8) / sustained_rate(b200, DType::fp8);
+  INFO("GB200 / B200 tensor rate " << ratio);
+  CHECK(ratio == Approx(1.050).epsilon(0.002));
+  CHECK(ratio > 1.017);
+  CHECK(ratio < 1.065);
   CHECK(gb200.peak(DType::fp8).tflop_per_s() / b200.peak(DType::fp8).tflop_per_s() == Approx(1.111).epsilon(0.001));
   // GB300 on B300's die at 1,400 W, above B300's 1,100 W.
   CHECK(sustained_rate(catalogue.gpu("gb300"), DType::fp8) > sustained_rate(catalogue.gpu("b300"), DType::fp8));
