@@ -17,7 +17,8 @@ constexpr double kTransposeTensorsTouched = 2.0;
 // the amax pass's read before it.
 double cast_tensors(const Fp8Training& fp8, DType dtype) {
   const double amax = fp8.scaling == Fp8Scaling::dynamic ? kFp8AmaxReadBytesPerElement : 0.0;
-  return (kFp8CastBytesPerElement + amax) / bytes_per_element(dtype);
+  const double cast = kFp8CastBytesPerElement - (fp8.transposes ? 0.0 : kFp8TransposeBytesPerElement);
+  return (cast + amax) / bytes_per_element(dtype);
 }
 
 }  // namespace
@@ -53,7 +54,7 @@ void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double
 
 void append_fp8_weight_transpose(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
                                  OpList& out) {
-  if (!g.p.fp8 || !g.p.fp8->params) return;
+  if (!g.p.fp8 || !g.p.fp8->params || !g.p.fp8->transposes) return;
   const double elements = static_cast<double>(k) * static_cast<double>(n);
   out.compute(name, OpPhase::backward,
               streaming_work(ComputeKind::elementwise, DType::fp8, elements, 0.0, kTransposeTensorsTouched));

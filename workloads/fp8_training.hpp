@@ -51,13 +51,23 @@ struct Fp8Training {
   // LoRA configs). Needs the cudnn attention kernel with an fp8 fit.
   bool dot_product_attention = false;
   Fp8Scaling scaling = Fp8Scaling::delayed;
+  // Per-tensor fp8 operands carry a transposed copy: Hopper's fp8 GEMMs take
+  // only the TN layout, so each cast writes the transpose too, TE keeps a
+  // weight's, and an fp8-held weight's dgrad makes it first. false where the
+  // GPU's fp8 GEMMs read any layout and the framework keeps none (Transformer
+  // Engine on compute capability 10.x; sim/scenario/fp8_layout_choice.hpp).
+  // NVFP4 keeps its columnwise copy either way: its block scales run along
+  // the other axis.
+  bool transposes = true;
 };
 
 // The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take
 // only the TN layout, so dgrad needs W^T in fp8 too).
 inline constexpr double kFp8WeightCopyBytes = 2.0;
-// Bytes per element a cast_transpose moves: read bf16, write fp8 twice.
+// Bytes per element a cast_transpose moves: read bf16, write fp8 twice
+// (once without the transpose).
 inline constexpr double kFp8CastBytesPerElement = 4.0;
+inline constexpr double kFp8TransposeBytesPerElement = 1.0;
 // Dynamic scaling's amax pass reads the bf16 tensor once more before the cast.
 // torchao's tensorwise cast under torch.compile writes the fp8 tensor and the
 // transposed copy its backward GEMMs need from that one read, as TE's

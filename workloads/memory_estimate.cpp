@@ -289,11 +289,13 @@ void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& 
   }
 }
 
-// TE keeps each linear weight's fp8 copy and transpose for the step; weights
-// ZeRO-3/FSDP gather are cast as they arrive, held only with the unit.
+// TE keeps each linear weight's fp8 copy and transpose for the step (the
+// copy alone where fp8 GEMMs read any layout); weights ZeRO-3/FSDP gather
+// are cast as they arrive, held only with the unit.
 double fp8_weight_copy_bytes(const WorkloadSpec& spec, std::int64_t stage) {
   if (!spec.fp8 || shards_weights(spec.strategy)) return 0.0;
-  return stage_linear_parameters(spec, stage) * kFp8WeightCopyBytes;
+  const double copy = kFp8WeightCopyBytes - (spec.fp8->transposes ? 0.0 : kFp8TransposeBytesPerElement);
+  return stage_linear_parameters(spec, stage) * copy;
 }
 
 bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->params; }

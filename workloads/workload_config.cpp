@@ -296,6 +296,10 @@ void apply_framework_entry(const ConfigNode& entry, WorkloadSpec& spec) {
   spec.tp_async_backward = entry.bool_or("tp_async_backward", spec.tp_async_backward);
   spec.framework_compiles = entry.bool_or("torch_compile", spec.framework_compiles);
   if (entry.has("fp8_scaling")) spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
+  if (auto layouts = entry.optional_child("fp8_transposes_by_architecture")) {
+    for (const auto& [architecture, transposes] : layouts->entries())
+      spec.framework_fp8_transposes[architecture] = transposes.as_bool();
+  }
   spec.host_issue_per_kernel = entry.time_or("host_issue_per_kernel", spec.host_issue_per_kernel);
   if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
 }

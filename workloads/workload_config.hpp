@@ -209,6 +209,11 @@ struct WorkloadSpec {
   // How the framework's fp8 linears find their scales, where `fp8.scaling`
   // does not say (TE's delayed scaling; torchao's dynamic under torchtitan).
   Fp8Scaling framework_fp8_scaling = Fp8Scaling::delayed;
+  // By GPU architecture, whether the framework's per-tensor fp8 operands
+  // carry transposes there (frameworks.yaml fp8_transposes_by_architecture;
+  // true where not listed): Fp8Training::transposes, resolved for the run's
+  // GPUs (sim/scenario/fp8_layout_choice.hpp).
+  std::map<std::string, bool, std::less<>> framework_fp8_transposes;
   double host_issue_seconds_per_op() const { return cuda_graphs ? 0.0 : ps_to_seconds(host_issue_per_kernel); }
   // The framework's defaults for the overlaps a config may also set itself.
   struct FrameworkOverlaps {

@@ -12,6 +12,7 @@
 #include "sim/config/path_check.hpp"
 #include "sim/scenario/attention_choice.hpp"
 #include "sim/scenario/collective_settings.hpp"
+#include "sim/scenario/fp8_layout_choice.hpp"
 #include "sim/scenario/host_parts_reach.hpp"
 #include "sim/scenario/kernel_factor_choice.hpp"
 #include "sim/scenario/stragglers.hpp"
@@ -495,6 +496,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
     choose_kernel_time_factor(s.workload, s.system, s.catalogue, ranks);
   }
   check_fp8_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
+  choose_fp8_transposes(s.workload, s.system, s.catalogue, ranks);
   if (s.workload.inference) {  // its steps' traces are built when it runs (inference_run.hpp)
     s.labels = RunLabels{describe_system(s.system, static_cast<std::size_t>(ranks), options.overrides),
                          describe_inference(s.workload, ranks)};

@@ -217,3 +217,51 @@ TEST_CASE("the shipped FP8 config runs and fits", "[fp8][plans]") {
   CHECK(run.step_s() > 0.0);
   CHECK_FALSE(first_out_of_memory_rank(run.scenario));
 }
+
+namespace fp8_layout_test {
+
+Scenario fp8_scenario(const std::string& system, const std::string& extra) {
+  return load_scenario(write_fp8_config("layout_" + system + std::to_string(extra.size()),
+                                        run_config_text(system, kLlama7bFp8 + "  framework: megatron-lm\n" + extra)));
+}
+
+const Op* trace_op(const Scenario& s, const std::string& name) {
+  for (const Op& op : s.trace.ops(0)) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+}  // namespace fp8_layout_test
+
+// Transformer Engine keeps no fp8 transposes on compute capability 10.x,
+// where cuBLAS runs fp8 GEMMs in any layout (is_non_tn_fp8_gemm_supported):
+// a cast writes the fp8 tensor alone, a weight's fp8 copy is 1 B, and an
+// fp8-held weight's dgrad reads it as it is. Hopper's fp8 GEMMs take TN only.
+TEST_CASE("Megatron's fp8 keeps transposes on Hopper and none on Blackwell", "[fp8][plans]") {
+  using namespace fp8_layout_test;
+  const Scenario hopper = fp8_scenario("dgx_h100.yaml", "");
+  const Scenario blackwell = fp8_scenario("dgx_b200.yaml", "");
+  REQUIRE(hopper.workload.fp8);
+  REQUIRE(blackwell.workload.fp8);
+  CHECK(hopper.workload.fp8->transposes);
+  CHECK_FALSE(blackwell.workload.fp8->transposes);
+  const Op* cast_h = trace_op(hopper, "mb0.layer0.qkv.fp8_cast");
+  const Op* cast_b = trace_op(blackwell, "mb0.layer0.qkv.fp8_cast");
+  REQUIRE(cast_h);
+  REQUIRE(cast_b);
+  // Delayed scaling: read 2 B, write 1 B (and 1 B more for the transpose).
+  CHECK(std::get<ComputeWork>(cast_b->work).memory_bytes ==
+        Approx(std::get<ComputeWork>(cast_h->work).memory_bytes * 3.0 / 4.0));
+  CHECK(fp8_item_bytes(estimate_memory(blackwell.workload).front(), "fp8_weight_copies") ==
+        Approx(fp8_item_bytes(estimate_memory(hopper.workload).front(), "fp8_weight_copies") / 2.0));
+  // fp8-held weights: the dgrad's transpose only where the GEMM needs TN.
+  const Scenario hopper_params = fp8_scenario("dgx_h100.yaml", "  fp8: {params: true}\n");
+  const Scenario blackwell_params = fp8_scenario("dgx_b200.yaml", "  fp8: {params: true}\n");
+  CHECK(trace_op(hopper_params, "mb0.layer0.qkv.weight.fp8_transpose"));
+  CHECK_FALSE(trace_op(blackwell_params, "mb0.layer0.qkv.weight.fp8_transpose"));
+  // torchao's Float8 (torchtitan) lists no architecture: it keeps them.
+  const Scenario titan = load_scenario(
+      write_fp8_config("layout_titan", run_config_text("dgx_b200.yaml", kLlama7bFp8 + "  framework: torchtitan\n")));
+  CHECK(titan.workload.fp8->transposes);
+}
