@@ -265,3 +265,20 @@ TEST_CASE("Megatron's fp8 keeps transposes on Hopper and none on Blackwell", "[f
       write_fp8_config("layout_titan", run_config_text("dgx_b200.yaml", kLlama7bFp8 + "  framework: torchtitan\n")));
   CHECK(titan.workload.fp8->transposes);
 }
+
+// One trace serves every rank, so a rank on a GPU whose fp8 GEMMs take TN
+// only makes every rank price the transposes, though rank 0 is a B200's.
+TEST_CASE("a system mixing Hopper and Blackwell nodes keeps the fp8 transposes", "[fp8][plans]") {
+  const std::string text =
+      "name: mixed fp8\nsystem:\n  name: DGX H100 + DGX B200\n  node_templates:\n"
+      "    dgx_h100: {import: " +
+      config_path("configs/systems/dgx_h100.yaml") +
+      "}\n    dgx_b200: {import: " + config_path("configs/systems/dgx_b200.yaml") +
+      "}\n  nodes:\n    - {template: dgx_b200, count: 1}\n    - {template: dgx_h100, count: 1}\n"
+      "  fabric: {kind: fat_tree, tiers: 2, radix: 64, rail_optimised: true, link: infiniband_ndr, nics: \"nic[*]\"}\n"
+      "workload:\n  model: llama2-7b\n  parallel: {data: 16}\n  strategy: zero1\n  micro_batch: 1\n"
+      "  global_batch: 32\n  precision: fp8\n  framework: megatron-lm\n";
+  const Scenario mixed = load_scenario(write_fp8_config("layout_mixed", text));
+  REQUIRE(mixed.workload.fp8);
+  CHECK(mixed.workload.fp8->transposes);
+}
