@@ -54,7 +54,7 @@ void append_fp8_grad_cast(const PassGeometry& g, const std::string& name, double
 
 void append_fp8_weight_transpose(const PassGeometry& g, const std::string& name, std::int64_t k, std::int64_t n,
                                  OpList& out) {
-  if (!g.p.fp8 || !g.p.fp8->params || !g.p.fp8->transposes) return;
+  if (!g.p.fp8 || !held_weight_transposed_per_dgrad(*g.p.fp8)) return;
   const double elements = static_cast<double>(k) * static_cast<double>(n);
   out.compute(name, OpPhase::backward,
               streaming_work(ComputeKind::elementwise, DType::fp8, elements, 0.0, kTransposeTensorsTouched));

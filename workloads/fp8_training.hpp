@@ -64,6 +64,19 @@ struct Fp8Training {
 // The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take
 // only the TN layout, so dgrad needs W^T in fp8 too).
 inline constexpr double kFp8WeightCopyBytes = 2.0;
+// A linear weight held in NVFP4 (`params` under precision fp4): TE's
+// NVFP4Tensor keeps rowwise and columnwise data, each 0.5 B per element with
+// one fp8 scale per 16, as the MLPerf v5.1 NVFP4 LoRA runs pre-quantize their
+// frozen base (mlcommons/training_results_v5.1@441d65f4 NVIDIA/benchmarks/
+// llama2_70b_lora/implementations/nemo/custom_callbacks.py,
+// _get_quantized_params_cpu: asserts both). No per-step cast or transpose.
+inline constexpr double kNvfp4HeldWeightBytes = 2.0 * (0.5 + 1.0 / 16.0);
+
+// Whether each dgrad of a held weight makes its transpose first: an fp8
+// weight whose GEMM takes TN only. An NVFP4 one holds its columnwise copy.
+inline bool held_weight_transposed_per_dgrad(const Fp8Training& fp8) {
+  return fp8.params && fp8.transposes && fp8.gemm_dtype == DType::fp8;
+}
 // Bytes per element a cast_transpose moves: read bf16, write fp8 twice
 // (once without the transpose).
 inline constexpr double kFp8CastBytesPerElement = 4.0;

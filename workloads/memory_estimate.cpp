@@ -301,10 +301,12 @@ double fp8_weight_copy_bytes(const WorkloadSpec& spec, std::int64_t stage) {
 bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->params; }
 
 // Weights held in fp8 only: the linears take 1 B each instead of their
-// bf16 copy and its fp8 copies; a dgrad's transpose is made and freed per
-// GEMM (temporary_bytes).
+// bf16 copy and its fp8 copies (NVFP4's two copies under precision fp4); a
+// dgrad's transpose is made and freed per GEMM where it needs one
+// (temporary_bytes).
 void move_fp8_params_into_weights(const WorkloadSpec& spec, std::int64_t stage, StageMemory& row) {
-  const double saving = bytes_per_element(spec.precision) - bytes_per_element(DType::fp8);
+  const double held = spec.fp8->gemm_dtype == DType::fp4 ? kNvfp4HeldWeightBytes : bytes_per_element(DType::fp8);
+  const double saving = bytes_per_element(spec.precision) - held;
   for (auto& use : row.items) {
     if (use.name == "weights") use.bytes -= stage_linear_parameters(spec, stage) * saving;
   }
@@ -312,7 +314,7 @@ void move_fp8_params_into_weights(const WorkloadSpec& spec, std::int64_t stage, 
 
 // The transpose of a block's largest linear weight, in fp8.
 double fp8_param_transpose_bytes(const WorkloadSpec& spec) {
-  if (!holds_fp8_params(spec)) return 0.0;
+  if (!holds_fp8_params(spec) || !held_weight_transposed_per_dgrad(*spec.fp8)) return 0.0;
   const auto& m = spec.model;
   const double widest = static_cast<double>(std::max({m.qkv_width(), m.mlp_up_width(), m.ffn, m.hidden}));
   return static_cast<double>(m.hidden) * widest / static_cast<double>(spec.parallel.tensor);

@@ -282,3 +282,26 @@ TEST_CASE("a system mixing Hopper and Blackwell nodes keeps the fp8 transposes",
   REQUIRE(mixed.workload.fp8);
   CHECK(mixed.workload.fp8->transposes);
 }
+
+// NVFP4-held weights (`params` under precision fp4) keep rowwise and
+// columnwise data, 0.5 B each plus an fp8 scale per 16 (the MLPerf v5.1
+// NVFP4 LoRA runs pre-quantize their frozen base so): no dgrad transpose,
+// 1.125 B per linear weight where fp8-held ones take 1.
+TEST_CASE("NVFP4-held weights carry their columnwise copy instead of a transpose per dgrad", "[fp8][fp4]") {
+  using namespace fp8_layout_test;
+  const std::string lines =
+      "  model: llama2-7b\n  parallel: {data: 8}\n  strategy: zero1\n  micro_batch: 1\n  global_batch: 16\n"
+      "  framework: megatron-lm\n  fp8: {params: true}\n";
+  const Scenario fp4 =
+      load_scenario(write_fp8_config("held_fp4", run_config_text("dgx_b200.yaml", lines + "  precision: fp4\n")));
+  const Scenario fp8 =
+      load_scenario(write_fp8_config("held_fp8", run_config_text("dgx_h100.yaml", lines + "  precision: fp8\n")));
+  CHECK_FALSE(trace_op(fp4, "mb0.layer0.qkv.weight.fp8_transpose"));
+  CHECK(trace_op(fp8, "mb0.layer0.qkv.weight.fp8_transpose"));
+  const auto& m = fp4.workload.model;
+  const double linear = static_cast<double>(m.layers) *
+                        static_cast<double>(m.hidden * (m.qkv_width() + m.hidden + m.mlp_up_width() + m.ffn));
+  CHECK(fp8_item_bytes(estimate_memory(fp4.workload).front(), "weights") -
+            fp8_item_bytes(estimate_memory(fp8.workload).front(), "weights") ==
+        Approx(linear * 0.125));
+}
