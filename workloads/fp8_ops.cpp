@@ -17,8 +17,7 @@ constexpr double kTransposeTensorsTouched = 2.0;
 // the amax pass's read before it.
 double cast_tensors(const Fp8Training& fp8, DType dtype) {
   const double amax = fp8.scaling == Fp8Scaling::dynamic ? kFp8AmaxReadBytesPerElement : 0.0;
-  const double cast = kFp8CastBytesPerElement - (fp8.transposes ? 0.0 : kFp8TransposeBytesPerElement);
-  return (cast + amax) / bytes_per_element(dtype);
+  return (kFp8CastBytesPerElement + fp8_transpose_bytes(fp8) + amax) / bytes_per_element(dtype);
 }
 
 }  // namespace

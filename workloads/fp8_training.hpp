@@ -13,7 +13,7 @@
 //   - per-tensor delayed scaling: each layer's amax history and scales
 //     rolled and updated (memory-bound, kFp8AmaxHistory entries per tensor);
 //   - the fp8 weight and its transpose kept beside the bf16 weight
-//     (kFp8WeightCopyBytes per linear parameter), while the saved GEMM
+//     (kFp8WeightCopyBytes + fp8_transpose_bytes per linear parameter), while the saved GEMM
 //     inputs shrink to 1 byte per element.
 // Options: Megatron/TE's fp8 all-gathers of GEMM inputs under sequence
 // parallelism (`tp_all_gather`), torchtitan Float8's fp8 all-gather of
@@ -61,9 +61,14 @@ struct Fp8Training {
   bool transposes = true;
 };
 
-// The fp8 copy of a linear weight and its transpose (Hopper's fp8 GEMMs take
-// only the TN layout, so dgrad needs W^T in fp8 too).
-inline constexpr double kFp8WeightCopyBytes = 2.0;
+// The fp8 copy of a linear weight (its transpose beside it where the GPU's
+// fp8 GEMMs take TN only: fp8_transpose_bytes).
+inline constexpr double kFp8WeightCopyBytes = 1.0;
+// Bytes per element a cast moves: read bf16, write fp8 (and the transpose
+// where one is kept: fp8_transpose_bytes).
+inline constexpr double kFp8CastBytesPerElement = 3.0;
+// An fp8 operand's transposed copy, per element, where Fp8Training::transposes.
+inline double fp8_transpose_bytes(const Fp8Training& fp8) { return fp8.transposes ? 1.0 : 0.0; }
 // A linear weight held in NVFP4 (`params` under precision fp4): TE's
 // NVFP4Tensor keeps rowwise and columnwise data, each 0.5 B per element with
 // one fp8 scale per 16, as the MLPerf v5.1 NVFP4 LoRA runs pre-quantize their
@@ -71,16 +76,15 @@ inline constexpr double kFp8WeightCopyBytes = 2.0;
 // llama2_70b_lora/implementations/nemo/custom_callbacks.py,
 // _get_quantized_params_cpu: asserts both). No per-step cast or transpose.
 inline constexpr double kNvfp4HeldWeightBytes = 2.0 * (0.5 + 1.0 / 16.0);
-
+// Bytes per linear weight held under `params`: fp8's 1, or NVFP4's two copies.
+inline double held_weight_bytes(const Fp8Training& fp8) {
+  return fp8.gemm_dtype == DType::fp4 ? kNvfp4HeldWeightBytes : kFp8WeightCopyBytes;
+}
 // Whether each dgrad of a held weight makes its transpose first: an fp8
 // weight whose GEMM takes TN only. An NVFP4 one holds its columnwise copy.
 inline bool held_weight_transposed_per_dgrad(const Fp8Training& fp8) {
   return fp8.params && fp8.transposes && fp8.gemm_dtype == DType::fp8;
 }
-// Bytes per element a cast_transpose moves: read bf16, write fp8 twice
-// (once without the transpose).
-inline constexpr double kFp8CastBytesPerElement = 4.0;
-inline constexpr double kFp8TransposeBytesPerElement = 1.0;
 // Dynamic scaling's amax pass reads the bf16 tensor once more before the cast.
 // torchao's tensorwise cast under torch.compile writes the fp8 tensor and the
 // transposed copy its backward GEMMs need from that one read, as TE's

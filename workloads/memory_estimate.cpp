@@ -294,8 +294,7 @@ void offload_to_host(const WorkloadSpec& spec, std::int64_t stage, StageMemory& 
 // are cast as they arrive, held only with the unit.
 double fp8_weight_copy_bytes(const WorkloadSpec& spec, std::int64_t stage) {
   if (!spec.fp8 || shards_weights(spec.strategy)) return 0.0;
-  const double copy = kFp8WeightCopyBytes - (spec.fp8->transposes ? 0.0 : kFp8TransposeBytesPerElement);
-  return stage_linear_parameters(spec, stage) * copy;
+  return stage_linear_parameters(spec, stage) * (kFp8WeightCopyBytes + fp8_transpose_bytes(*spec.fp8));
 }
 
 bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->params; }
@@ -305,8 +304,7 @@ bool holds_fp8_params(const WorkloadSpec& spec) { return spec.fp8 && spec.fp8->p
 // dgrad's transpose is made and freed per GEMM where it needs one
 // (temporary_bytes).
 void move_fp8_params_into_weights(const WorkloadSpec& spec, std::int64_t stage, StageMemory& row) {
-  const double held = spec.fp8->gemm_dtype == DType::fp4 ? kNvfp4HeldWeightBytes : bytes_per_element(DType::fp8);
-  const double saving = bytes_per_element(spec.precision) - held;
+  const double saving = bytes_per_element(spec.precision) - held_weight_bytes(*spec.fp8);
   for (auto& use : row.items) {
     if (use.name == "weights") use.bytes -= stage_linear_parameters(spec, stage) * saving;
   }

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "op_named.hpp"
 #include "plan_run.hpp"
 #include "sim/report/breakdown.hpp"
 
@@ -38,15 +39,11 @@ TimeBreakdown async_rank0_breakdown(const testing::PlanRun& run) {
 }
 
 std::size_t async_op_index(const testing::PlanRun& run, const std::string& name) {
-  const auto& ops = run.scenario.trace.ops(0);
-  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
-  REQUIRE(it != ops.end());
-  return static_cast<std::size_t>(it - ops.begin());
+  return testing::trace_op_index(run.scenario.trace, 0, name);
 }
 
 bool async_has_op(const testing::PlanRun& run, const std::string& name) {
-  const auto& ops = run.scenario.trace.ops(0);
-  return std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
+  return testing::trace_op_named(run.scenario.trace, 0, name) != nullptr;
 }
 
 }  // namespace async_tp_test
@@ -156,18 +153,6 @@ Scenario load_tp8(const std::string& framework) {
   return load_scenario(file.string());
 }
 
-std::size_t index_in(const Scenario& scenario, const std::string& name) {
-  const auto& ops = scenario.trace.ops(0);
-  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
-  REQUIRE(it != ops.end());
-  return static_cast<std::size_t>(it - ops.begin());
-}
-
-bool has_op(const Scenario& scenario, const std::string& name) {
-  const auto& ops = scenario.trace.ops(0);
-  return std::any_of(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
-}
-
 }  // namespace async_tp_test
 
 TEST_CASE("torchtitan's plain TP is DTensor's: the gathered input saved, the input gradient reduced after both GEMMs",
@@ -179,14 +164,15 @@ TEST_CASE("torchtitan's plain TP is DTensor's: the gathered input saved, the inp
     // Megatron saves the input's sequence shard and gathers it again beside
     // the dgrad GEMM; the input gradient's reduce-scatter runs beside the
     // wgrad GEMM.
-    CHECK(has_op(megatron, layer + ".input.all_gather"));
-    CHECK(index_in(megatron, layer + ".dgrad.reduce") < index_in(megatron, layer + ".wgrad"));
+    CHECK(testing::trace_op_named(megatron.trace, 0, layer + ".input.all_gather"));
+    CHECK(testing::trace_op_index(megatron.trace, 0, layer + ".dgrad.reduce") <
+          testing::trace_op_index(megatron.trace, 0, layer + ".wgrad"));
     // DTensor: autograd saved the gathered input; the redistribute's
     // backward reduce-scatters once both matmuls have run, and the next op
     // waits on it.
-    CHECK_FALSE(has_op(titan, layer + ".input.all_gather"));
-    const std::size_t reduce = index_in(titan, layer + ".dgrad.reduce");
-    CHECK(reduce > index_in(titan, layer + ".wgrad"));
+    CHECK_FALSE(testing::trace_op_named(titan.trace, 0, layer + ".input.all_gather"));
+    const std::size_t reduce = testing::trace_op_index(titan.trace, 0, layer + ".dgrad.reduce");
+    CHECK(reduce > testing::trace_op_index(titan.trace, 0, layer + ".wgrad"));
     const auto& next = titan.trace.ops(0)[reduce + 1];
     CHECK(std::find(next.deps.begin(), next.deps.end(), reduce) != next.deps.end());
   }

@@ -225,12 +225,7 @@ Scenario fp8_scenario(const std::string& system, const std::string& extra) {
                                         run_config_text(system, kLlama7bFp8 + "  framework: megatron-lm\n" + extra)));
 }
 
-const Op* trace_op(const Scenario& s, const std::string& name) {
-  for (const Op& op : s.trace.ops(0)) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
+const Op* trace_op(const Scenario& s, const std::string& name) { return trace_op_named(s.trace, 0, name); }
 
 }  // namespace fp8_layout_test
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "op_named.hpp"
 #include "plan_run.hpp"
 #include "sim/report/breakdown.hpp"
 
@@ -34,10 +35,9 @@ testing::PlanRun run_cp(const std::string& algorithm) {
 }
 
 const Op& op_named(const testing::PlanRun& run, const std::string& name) {
-  const auto& ops = run.scenario.trace.ops(0);
-  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& op) { return op.name == name; });
-  REQUIRE(it != ops.end());
-  return *it;
+  const Op* op = testing::trace_op_named(run.scenario.trace, 0, name);
+  REQUIRE(op);
+  return *op;
 }
 
 int count_prefixed(const testing::PlanRun& run, const std::string& prefix) {
