@@ -78,9 +78,10 @@ OpIndex emit_ring_step(RankOps& ops, const ModelOp& op, const std::string& prefi
   const std::vector<OpIndex> ready =
       previous_receive ? std::vector<OpIndex>{*previous_receive} : ops.deps_on_last_compute();
   const PeerTransfer send{PeerTransfer::Side::send, kNextTensorRank, op.comm->bytes, CommDimension::tensor};
-  ops.other(Op{prefix + op.name + ".send", op.phase, Stream::overlap_send, ready, send}, std::nullopt);
+  ops.other(Op{prefix + op.name + ".send", op.phase, Stream::overlap_send, ready, send, op.host_issued}, std::nullopt);
   const PeerTransfer receive{PeerTransfer::Side::receive, kPreviousTensorRank, op.comm->bytes, CommDimension::tensor};
-  return ops.other(Op{prefix + op.name, op.phase, Stream::overlap, {}, receive}, op.comm->consumer_offset);
+  return ops.other(Op{prefix + op.name, op.phase, Stream::overlap, {}, receive, op.host_issued},
+                   op.comm->consumer_offset);
 }
 
 // A context-parallel ring step (context_parallel.hpp): the send forwards
@@ -136,13 +137,15 @@ void emit_model_ops(const WorkloadSpec& spec, RankOps& ops, const std::vector<Mo
     }
     ring_receive.reset();
     if (!op.comm) {
-      ops.compute(prefix + op.name, op.phase, op.work);
+      const OpIndex emitted = ops.compute(prefix + op.name, op.phase, op.work);
+      if (!op.host_issued) ops.not_host_issued(emitted);
       continue;
     }
     const CollectiveCall call{op.comm->op, model_group_slot(spec, op.comm->group), op.comm->bytes,
                               model_group_dimension(op.comm->group)};
     const Stream stream = op.comm->overlapped ? Stream::overlap : Stream::communication;
-    ops.other(Op{prefix + op.name, op.phase, stream, ops.deps_on_last_compute(), call}, op.comm->consumer_offset);
+    ops.other(Op{prefix + op.name, op.phase, stream, ops.deps_on_last_compute(), call, op.host_issued},
+              op.comm->consumer_offset);
   }
 }
 

@@ -86,6 +86,11 @@ class OpList {
     out_.push_back(ModelOp{std::move(name), phase, ComputeWork{}, {}, comm});
   }
   std::size_t size() const { return out_.size(); }
+  // Ops `first` onwards run inside the host call of the op before them
+  // (Op::host_issued): a fused kernel loop in C++, not one Python call each.
+  void issued_with_previous_from(std::size_t first) {
+    for (std::size_t i = first; i < out_.size(); ++i) out_[i].host_issued = false;
+  }
   // Op `index` completes these parameter gradients.
   void set_grads(std::size_t index, std::vector<std::size_t> grads) { out_[index].grads_ready = std::move(grads); }
   // One ring-exchange step over the TP group: `bytes` to the next rank,

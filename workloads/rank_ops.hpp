@@ -22,6 +22,9 @@ class RankOps {
   // The next compute op appended also waits for `op`.
   void wait_before_next_compute(OpIndex op) { waits_.push_back({op, 0}); }
 
+  // Op `op` runs inside the host call of the op before it (Op::host_issued).
+  void not_host_issued(OpIndex op) { ops_[op].host_issued = false; }
+
   std::optional<OpIndex> last_compute() const { return last_compute_; }
   std::vector<OpIndex> deps_on_last_compute() const;
   std::vector<Op> take() { return std::move(ops_); }

@@ -36,6 +36,7 @@ void async_gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name
                              OpPhase phase, const ComputeWork& gemm, OpList& out) {
   const std::int64_t t = g.p.tensor;
   const double shard_bytes = g.activation_bytes() / static_cast<double>(t);
+  const std::size_t after_first = out.size() + 1;
   for (std::int64_t c = 0; c + 1 < t; ++c) {
     out.compute(chunk_name(gemm_name, c), phase, row_chunk(gemm, t, 0));
     // Its receive feeds the sum: the compute op after the chunks still to run.
@@ -46,6 +47,7 @@ void async_gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name
   out.compute(scatter_name + ".sum_partials", phase,
               streaming_work(ComputeKind::elementwise, g.p.dtype, g.sequence_hidden_elements(), partials - 1.0,
                              partials + 1.0));
+  out.issued_with_previous_from(after_first);
 }
 
 }  // namespace
@@ -68,11 +70,13 @@ void gather_then_gemm(const PassGeometry& g, const std::string& gather_name, con
   // after the rank has copied its own shard into its symmetric buffer.
   const std::int64_t t = g.p.tensor;
   const double shard_bytes = gathered_bytes / static_cast<double>(t);
+  const std::size_t after_first = out.size() + 1;
   if (async_tp_overlap(g)) out.compute(gather_name + ".to_symmetric", phase, byte_stream(shard_bytes, 2.0));
   for (std::int64_t k = 1; k < t; ++k) {
     out.ring_step(gather_name + ".step" + std::to_string(k), phase, shard_bytes, static_cast<int>(k));
   }
   for (std::int64_t c = 0; c < t; ++c) out.compute(chunk_name(gemm_name, c), phase, row_chunk(gemm, t, 0));
+  out.issued_with_previous_from(after_first);
 }
 
 void gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name, const std::string& scatter_name,
@@ -93,11 +97,13 @@ void gemm_then_scatter(const PassGeometry& g, const std::string& gemm_name, cons
   // the op after the GEMM waits for the last one.
   const std::int64_t n = kUserbuffersPipelineSplits;
   const double chunk_bytes = g.activation_bytes() / static_cast<double>(n);
+  const std::size_t after_first = out.size() + 1;
   for (std::int64_t c = 0; c < n; ++c) {
     out.compute(chunk_name(gemm_name, c), phase, row_chunk(gemm, n, kUserbuffersCommSms));
     out.comm(chunk_name(scatter_name, c), phase, CollectiveOp::reduce_scatter, chunk_bytes, static_cast<int>(n - 1 - c),
              ModelGroup::tensor, true);
   }
+  out.issued_with_previous_from(after_first);
 }
 
 ComputeWork beside_bulk_comm(const PassGeometry& g, ComputeWork gemm) {

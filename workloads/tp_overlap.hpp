@@ -22,7 +22,10 @@
 //     the dgrad GEMM, the dgrad reduce-scatter whole beside the wgrad GEMM,
 //     each GEMM on the SMs the 16 communication SMs leave.
 // The chunked communication runs on the `overlap` stream, apart from the
-// data-parallel collectives on `communication`. The LM head and embedding
+// data-parallel collectives on `communication`. Either way one host call
+// (TE's C++ chunk loop, the fused op) launches a layer's chunks and steps,
+// so the framework's per-op host time is charged for its first op only
+// (Op::host_issued). The LM head and embedding
 // are not TE userbuffers layers and keep Megatron's plain collectives.
 //
 // torchtitan's AsyncTP is the other way to the same end: Inductor's

@@ -121,6 +121,11 @@ struct Op {
   Stream stream = Stream::compute;
   std::vector<OpIndex> deps;  // earlier ops of the same rank
   std::variant<ComputeWork, CollectiveCall, CopyCall, PeerTransfer, HostWork> work;
+  // False: launched by the C++ of the host call that issued the op before it
+  // (Transformer Engine's userbuffers chunk loop, AsyncTP's fused op), so the
+  // framework's per-op host time is not charged again for it
+  // (sim/exec/program_shape.hpp, host_issue_times).
+  bool host_issued = true;
 };
 
 // Ranks that run the same ops (every rank of one pipeline stage, say) share

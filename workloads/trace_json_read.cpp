@@ -258,7 +258,13 @@ class TraceReader : public FieldReader {
     out.stream = choice_or(j, path, "stream", names::kStreams, default_stream(kind));
     out.phase = choice_or(j, path, "phase", names::kPhases, OpPhase::other);
     if (j.contains("deps")) out.deps = indices(j["deps"], join(path, "deps"));
+    if (j.contains("host_issued")) out.host_issued = boolean(j["host_issued"], join(path, "host_issued"));
     return out;
+  }
+
+  bool boolean(const json& j, const std::string& path) const {
+    if (!j.is_boolean()) fail(path, describe(j) + " is not allowed; must be true or false");
+    return j.get<bool>();
   }
 
   double bytes(const json& j, const std::string& path) const {
@@ -276,11 +282,7 @@ class TraceReader : public FieldReader {
     w.backward = choice_or(j, path, "pass", names::kAttentionPass, false);
     w.causal = choice_or(j, path, "mask", names::kAttentionMask, false);
     if (j.contains("comm_sms")) w.comm_sms = comm_sms(j["comm_sms"], join(path, "comm_sms"));
-    if (j.contains("sustained")) {
-      const json& s = j["sustained"];
-      if (!s.is_boolean()) fail(join(path, "sustained"), describe(s) + " is not allowed; must be true or false");
-      w.sustained = s.get<bool>();
-    }
+    if (j.contains("sustained")) w.sustained = boolean(j["sustained"], join(path, "sustained"));
     if (j.contains("measured_seconds")) {
       w.measured_seconds = non_negative(j["measured_seconds"], join(path, "measured_seconds"));
       if (!(w.measured_seconds > 0.0))

@@ -68,6 +68,7 @@ ordered_json op_json(const Op& op) {
   j["stream"] = names::name_of(names::kStreams, op.stream);
   j["phase"] = names::name_of(names::kPhases, op.phase);
   j["deps"] = op.deps;
+  if (!op.host_issued) j["host_issued"] = false;  // absent when true: files stay as they were
   return j;
 }
 

@@ -67,6 +67,7 @@ struct ModelOp {
   ComputeWork work;
   std::vector<std::size_t> grads_ready;  // indices into parameter_tensors(model)
   std::optional<TensorComm> comm;        // set: this op is a TP collective, `work` is unused
+  bool host_issued = true;               // Op::host_issued
 };
 
 struct PassShape {

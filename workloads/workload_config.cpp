@@ -306,14 +306,14 @@ void apply_framework_entry(const ConfigNode& entry, WorkloadSpec& spec) {
 
 // An entry names a framework; one with `base` is a release of another
 // (nemo-25.04 of megatron-lm): it starts from that entry's figures and
-// changes only the fields it gives, so the two cannot drift apart.
-void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
-  const std::string name = node.as_string();
+// changes only the fields it gives, so the two cannot drift apart. `where`
+// is the config node an unknown name is reported at.
+void apply_framework(const std::string& name, const ConfigNode& where, WorkloadSpec& spec) {
   const ConfigNode table = ConfigNode::load_file(frameworks_path()).child("frameworks");
   std::vector<std::string> names;
   for (const auto& [id, entry] : table.entries()) names.push_back(id);
   const auto entry = table.optional_child(name);
-  if (!entry) node.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
+  if (!entry) where.fail("unknown framework '" + name + "'; valid ids are " + join_choices(names));
   if (auto base = entry->optional_child("base")) {
     const auto base_entry = table.optional_child(base->as_string());
     if (!base_entry || base_entry->has("base"))
@@ -324,6 +324,20 @@ void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
   }
   spec.framework = name;
   apply_framework_entry(*entry, spec);
+}
+
+// A config without `framework:` runs the one its model family is trained
+// with in practice (frameworks.yaml, default_framework): a step priced as
+// published runs of that kind are, not a roofline no framework reaches.
+void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
+  if (auto given = node.optional_child("framework")) {
+    apply_framework(given->as_string(), *given, spec);
+    return;
+  }
+  const char* family = spec.mlp ? "mlp" : spec.cnn ? "cnn" : spec.lstm ? "lstm" : "transformer";
+  const ConfigNode chosen = ConfigNode::load_file(frameworks_path()).child("default_framework").child(family);
+  apply_framework(chosen.as_string(), chosen, spec);
+  spec.framework_by_default = true;
 }
 
 // TE userbuffers overlap the sequence-parallel all-gathers and
@@ -752,7 +766,7 @@ WorkloadSpec parse_workload(const ConfigNode& node, const ModelCatalogue& catalo
   }
   spec.dropout = node.number_or("dropout", 0.0);
   if (spec.dropout < 0.0 || spec.dropout >= 1.0) node.child("dropout").fail("must be a probability in [0, 1)");
-  if (auto f = node.optional_child("framework")) set_framework(*f, spec);
+  set_framework(node, spec);
   spec.cuda_graphs = node.bool_or("cuda_graphs", false);
   set_compile(node, spec);
   set_tp_comm_overlap(node, spec);

@@ -171,6 +171,7 @@ struct WorkloadSpec {
   // What lives in host memory instead of the GPU's (offload.hpp).
   Offload offload;
   std::string framework = "ideal";
+  bool framework_by_default = false;  // the config named none: frameworks.yaml's default_framework chose it
   // The framework's kernel_time_factor; once the system is known, its
   // kernel_time_factor_by_architecture entry for the ranks' GPUs replaces it
   // (sim/scenario/kernel_factor_choice.hpp).

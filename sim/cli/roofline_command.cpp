@@ -46,6 +46,10 @@ void print_device(const DeviceRoofline& d, std::ostream& out) {
   out << "  ridge point (peak FLOP/s / peak bandwidth): " << format_figures("%.1f", d.matrix_ridge_flop_per_byte())
       << " FLOP/B " << matrix << ", " << format_figures("%.1f", d.vector_ridge_flop_per_byte())
       << " FLOP/B fp32 vector\n";
+  for (FusedAttention kernel : d.attention_priced_as_flash2) {
+    out << "  attention: no " << to_string(kernel) << " fit on " << d.id
+        << ", priced as flash2 (FlashAttention-2, fitted on every device)\n";
+  }
   out << "  op group                 kind         ops   GFLOP    GB moved  FLOP/B  ridge FLOP/B   time ms    TFLOP/s"
          "  bound\n";
   for (const RooflineGroup& g : d.groups) {
@@ -60,6 +64,8 @@ void print_device(const DeviceRoofline& d, std::ostream& out) {
 }
 
 nlohmann::json to_json(const DeviceRoofline& d) {
+  nlohmann::json substituted = nlohmann::json::array();
+  for (FusedAttention kernel : d.attention_priced_as_flash2) substituted.push_back(std::string(to_string(kernel)));
   nlohmann::json groups = nlohmann::json::array();
   for (const RooflineGroup& g : d.groups) {
     groups.push_back({{"name", g.name},
@@ -85,6 +91,7 @@ nlohmann::json to_json(const DeviceRoofline& d) {
           {"sustained_bandwidth_bytes_per_s", d.sustained_bandwidth_bytes_per_s},
           {"matrix_ridge_flop_per_byte", d.matrix_ridge_flop_per_byte()},
           {"vector_ridge_flop_per_byte", d.vector_ridge_flop_per_byte()},
+          {"attention_priced_as_flash2", substituted},
           {"groups", groups}};
 }
 

@@ -40,7 +40,7 @@ ProgramShape shape_of_program(const std::vector<Op>& ops, std::uint32_t rank) {
   return shape;
 }
 
-bool issued_by_host(const Op& op) { return !std::holds_alternative<HostWork>(op.work); }
+bool issued_by_host(const Op& op) { return op.host_issued && !std::holds_alternative<HostWork>(op.work); }
 
 std::vector<TimePs> host_issue_times(const std::vector<Op>& ops, TimePs per_op) {
   std::vector<TimePs> out;

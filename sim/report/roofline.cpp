@@ -58,6 +58,23 @@ std::vector<OpGroup> group_compute_ops(const std::vector<Op>& ops) {
   return groups;
 }
 
+namespace {
+
+// One trace is priced on every device, but a fused attention kernel is
+// fitted only where it runs (cuDNN's on Hopper and Blackwell): elsewhere the
+// attention is priced as FlashAttention-2, and the device says so.
+ComputeWork priceable_on(const GpuSpec& device, ComputeWork work, DeviceRoofline& out) {
+  if (work.kind != ComputeKind::attention || work.attention_kernel == FusedAttention::flash2) return work;
+  if (device.compute.attention.fit_for(work.attention_kernel, work.dtype)) return work;
+  auto& substituted = out.attention_priced_as_flash2;
+  if (std::find(substituted.begin(), substituted.end(), work.attention_kernel) == substituted.end())
+    substituted.push_back(work.attention_kernel);
+  work.attention_kernel = FusedAttention::flash2;
+  return work;
+}
+
+}  // namespace
+
 DeviceRoofline price_roofline(const GpuSpec& device, const std::vector<OpGroup>& groups, DType matrix_dtype) {
   DeviceRoofline out;
   out.id = device.id;
@@ -74,7 +91,7 @@ DeviceRoofline price_roofline(const GpuSpec& device, const std::vector<OpGroup>&
     row.kind = group.kind;
     std::array<double, 3> time_by_bound{};  // indexed by KernelBound
     for (const ComputeWork& work : group.work) {
-      const ComputeEstimate e = estimate_compute(device, work);
+      const ComputeEstimate e = estimate_compute(device, priceable_on(device, work, out));
       row.ops += 1;
       row.flops += work.flops;
       row.bytes += work.memory_bytes;

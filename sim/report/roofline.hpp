@@ -57,6 +57,10 @@ struct DeviceRoofline {
   double peak_bandwidth_bytes_per_s = 0.0;
   double sustained_bandwidth_bytes_per_s = 0.0;
   std::vector<RooflineGroup> groups;
+  // Attention kernels of the trace this device has no fit for (cuDNN's on a
+  // CPU or an older GPU), priced as FlashAttention-2 instead, which every
+  // device prices; empty when none was.
+  std::vector<FusedAttention> attention_priced_as_flash2;
 
   // Peak ridge points: the intensity where peak FLOP/s meets peak bandwidth.
   double matrix_ridge_flop_per_byte() const { return peak_matrix_flops_per_s / peak_bandwidth_bytes_per_s; }

@@ -317,8 +317,9 @@ std::string describe_host_issue(const WorkloadSpec& w) {
 
 std::string describe_pricing(const Scenario& s, int ranks) {
   char text[160];
-  std::snprintf(text, sizeof text, "framework %s (kernel times x%.2f%s)", s.workload.framework.c_str(),
-                s.workload.kernel_time_factor, describe_host_issue(s.workload).c_str());
+  std::snprintf(text, sizeof text, "framework %s%s (kernel times x%.2f%s)", s.workload.framework.c_str(),
+                s.workload.framework_by_default ? ", the default" : "", s.workload.kernel_time_factor,
+                describe_host_issue(s.workload).c_str());
   std::string out = text;
   std::set<std::string> models;
   for (int r = 0; r < ranks; ++r) models.insert(s.system.part(s.system.gpus()[s.trace.gpu_index(r)]).model);

@@ -165,6 +165,24 @@ TEST_CASE("a kernel starts no earlier than the host has issued it and every op b
   CHECK(free.timeline(0).ops[1].start == free.timeline(0).ops[0].end);
 }
 
+TEST_CASE("an op launched inside the previous op's host call costs the host nothing", "[exec][host_issue]") {
+  Fixture f(1);
+  Trace trace = one_group_trace(1);
+  trace.host_issue_seconds_per_op = 50e-6;
+  // A userbuffers GEMM's chunks: the first is the host's call, the other
+  // three its C++ loop's launches (Op::host_issued false).
+  trace.programs[0] = {compute("chunk0", 1e6), compute("chunk1", 1e6), compute("chunk2", 1e6), compute("next", 1e6)};
+  trace.programs[0][1].host_issued = false;
+  trace.programs[0][2].host_issued = false;
+  const auto r = f.run(trace);
+  const auto& ops = r.timeline(0).ops;
+  const TimePs issue = seconds_to_ps(50e-6);
+  CHECK(ops[0].start == issue);
+  CHECK(ops[1].start == ops[0].end);  // issued with chunk0, so the GPU's order alone holds it
+  CHECK(ops[2].start == ops[1].end);
+  CHECK(ops[3].start == 2 * issue);  // the host's next call
+}
+
 TEST_CASE("a collective the host has not issued yet waits for it, and host work costs the host nothing",
           "[exec][host_issue]") {
   Fixture f;

@@ -47,7 +47,7 @@ TEST_CASE("Megatron-LM on H100 defaults to cuDNN fused attention, as Transformer
 TEST_CASE("Megatron-LM on A100 and the ideal framework on H100 default to FlashAttention-2", "[plans][attention]") {
   const Scenario a100 = load_scenario(write_run("megatron_a100", "dgx_a100", "  framework: megatron-lm\n"));
   CHECK(attention_kernel_of(a100) == FusedAttention::flash2);
-  const Scenario ideal = load_scenario(write_run("ideal_h100", "dgx_h100", ""));
+  const Scenario ideal = load_scenario(write_run("ideal_h100", "dgx_h100", "  framework: ideal\n"));
   CHECK(attention_kernel_of(ideal) == FusedAttention::flash2);
 }
 

@@ -78,7 +78,7 @@ std::string write_framework_run(const std::string& name, const std::string& syst
   const auto file = dir / (name + ".yaml");
   std::ofstream(file) << "name: framework costs\nsystem: " << SIMCTL_SOURCE_DIR << "/configs/systems/" << system
                       << ".yaml\nworkload:\n  model: gpt2-small\n  parallel: {data: 8}\n  micro_batch: 1\n"
-                      << "  framework: " << framework << "\n";
+                      << (framework.empty() ? "" : "  framework: " + framework + "\n");
   return file.string();
 }
 
@@ -196,7 +196,7 @@ TEST_CASE("a framework's kernel time factor is the one fitted for the GPU genera
   const Scenario composer_h100 = load_scenario(write_framework_run("composer_h100", "dgx_h100", "composer"));
   const Scenario composer_a100 = load_scenario(write_framework_run("composer_a100", "dgx_a100", "composer"));
   // megatron-lm: its Hopper fit (on burst-clock kernels and the power-capped
-  // clock) on H100, its A100 fit (the entry's default) elsewhere.
+  // clock) on H100, its A100 fit on Ampere.
   CHECK(megatron_h100.workload.kernel_time_factor == Approx(1.07));
   CHECK(megatron_a100.workload.kernel_time_factor == Approx(1.23));
   // composer: its Hopper fit on H100, no factor where it has none.
@@ -217,7 +217,7 @@ TEST_CASE("a framework release takes its base's figures and changes only its own
   const Scenario release_a100 = load_scenario(write_framework_run("release_a100", "dgx_a100", "nemo-25.04"));
   CHECK(release_h100.workload.framework == "nemo-25.04");
   CHECK(release_h100.workload.kernel_time_factor == Approx(base_h100.workload.kernel_time_factor));
-  CHECK(release_a100.workload.kernel_time_factor == Approx(1.23));  // the base's default
+  CHECK(release_a100.workload.kernel_time_factor == Approx(1.23));  // the base's Ampere fit
   CHECK(base_b200.workload.kernel_time_factor == Approx(1.07));
   CHECK(release_b200.workload.kernel_time_factor == Approx(1.28));
   CHECK(release_b200.workload.attention == base_b200.workload.attention);
@@ -256,4 +256,34 @@ TEST_CASE("torch.compile fuses torchtitan's eager kernel chains: its 8B step run
   INFO("eager / compiled step: " << ratio);
   CHECK(ratio > 1.10);
   CHECK(ratio < 1.25);
+}
+
+// A config without `framework:` runs what its model family is trained with
+// (frameworks.yaml, default_framework): Megatron-LM for a transformer, priced
+// with the factor fitted for each generation it runs on and nothing fitted
+// on another generation where none is (CDNA); eager PyTorch for an MLP.
+TEST_CASE("a config without a framework runs a realistic one, fitted per GPU generation", "[plans][framework]") {
+  const Scenario h100 = load_scenario(write_framework_run("default_h100", "dgx_h100", ""));
+  const Scenario a100 = load_scenario(write_framework_run("default_a100", "dgx_a100", ""));
+  const Scenario b200 = load_scenario(write_framework_run("default_b200", "dgx_b200", ""));
+  const Scenario mi300x = load_scenario(write_framework_run("default_mi300x", "mi300x_x8", ""));
+  for (const Scenario* s : {&h100, &a100, &b200, &mi300x}) {
+    CHECK(s->workload.framework == "megatron-lm");
+    CHECK(s->workload.host_issue_per_kernel == seconds_to_ps(54e-6));
+  }
+  CHECK(h100.workload.kernel_time_factor == Approx(1.07));
+  CHECK(a100.workload.kernel_time_factor == Approx(1.23));
+  CHECK(b200.workload.kernel_time_factor == Approx(1.07));
+  CHECK(mi300x.workload.kernel_time_factor == Approx(1.0));
+  CHECK(h100.workload.attention == AttentionKernel::cudnn);
+  CHECK(a100.workload.attention == AttentionKernel::flash2);
+  const Scenario ideal = load_scenario(write_framework_run("default_vs_ideal", "dgx_h100", "ideal"));
+  CHECK(lm_head_flops(h100) == Approx(1.07 * lm_head_flops(ideal)));
+  CHECK_THAT(h100.labels.priced_by, Catch::Contains("framework megatron-lm, the default (kernel times x1.07"));
+}
+
+TEST_CASE("an MLP without a framework runs eager PyTorch's loop", "[plans][framework]") {
+  const Scenario mlp = load_scenario(std::string(SIMCTL_SOURCE_DIR) + "/configs/dgx_h100_x8_mlp_ddp.yaml");
+  CHECK(mlp.workload.framework == "pytorch");
+  CHECK(mlp.trace.host_issue_seconds_per_op == Approx(54e-6));
 }

@@ -21,6 +21,9 @@ using namespace simctl;
 namespace {
 
 // One H100 with a disk behind its host; GPT-2 small, 4 micro-batches of 8.
+// Framework `ideal`: the loader's timing alone, without an eager host's issue
+// of each kernel (a host that issues ahead of data it waits for would blur
+// what these tests compare; docs/trace-format.md, "Host issue").
 std::string run_config(const std::string& disk, const std::string& input) {
   return R"(system:
   name: one H100 and a disk
@@ -40,6 +43,7 @@ std::string run_config(const std::string& disk, const std::string& input) {
     - {template: box, count: 1}
 workload:
   model: gpt2-small
+  framework: ideal
   parallel: {data: 1}
   micro_batch: 8
   global_batch: 32

@@ -80,7 +80,9 @@ PipelineFigures figures_of(const testing::PlanRun& run) {
   return f;
 }
 
-PipelineFigures figures(const std::string& config) { return figures_of(testing::run_config(config)); }
+// Under `ideal`: the schedules' own bubbles, with no eager host issuing the
+// stages' kernels at its own pace.
+PipelineFigures figures(const std::string& config) { return figures_of(testing::run_config_under(config, "ideal")); }
 
 }  // namespace
 

@@ -25,4 +25,13 @@ inline PlanRun run_scenario(Scenario scenario) {
 
 inline PlanRun run_config(const std::string& relative) { return run_scenario(load_scenario(config_path(relative))); }
 
+// The config under a framework other than its own (or the default one), for
+// a test whose premise is a framework: `ideal` isolates a mechanism from any
+// framework's host and kernel costs.
+inline PlanRun run_config_under(const std::string& relative, const std::string& framework) {
+  ScenarioOptions options;
+  options.overrides = {ConfigOverride{"workload.framework", framework, SourceLocation{"test", 1, 1}}};
+  return run_scenario(load_scenario(config_path(relative), options));
+}
+
 }  // namespace simctl::testing

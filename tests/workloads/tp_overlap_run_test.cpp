@@ -149,6 +149,31 @@ TEST_CASE("TP overlap: the ring-exchange GEMM keeps every SM and starts on the r
   CHECK(steps == 7);
 }
 
+TEST_CASE("TP overlap: one host call issues a layer's chunks and ring steps, so the host pays once",
+          "[plans][tp_overlap][host_issue]") {
+  const testing::PlanRun on = run_tp8(true);  // megatron-lm by default: an eager host, 54 us an op
+  REQUIRE(on.scenario.trace.host_issue_seconds_per_op > 0.0);
+  int issued = 0, riding = 0;
+  for (const Op& op : on.scenario.trace.ops(0)) {
+    const bool ring = op.name.rfind("mb0.layer3.attn.all_gather.step", 0) == 0;
+    const bool chunk = op.name.rfind("mb0.layer3.qkv.chunk", 0) == 0;
+    if (!ring && !chunk) continue;
+    // The first exchange step (its send and receive) is the layer's call.
+    const bool first = op.name.rfind("mb0.layer3.attn.all_gather.step1", 0) == 0;
+    INFO(op.name);
+    CHECK(op.host_issued == first);
+    (op.host_issued ? issued : riding) += 1;
+  }
+  CHECK(issued == 2);
+  CHECK(riding == 6 * 2 + 8);
+  // The pipelined reduce-scatter's chunks ride on its first GEMM chunk.
+  for (const Op& op : on.scenario.trace.ops(0)) {
+    if (op.name.rfind("mb0.layer3.mlp_down.chunk", 0) != 0) continue;
+    INFO(op.name);
+    CHECK(op.host_issued == (op.name == "mb0.layer3.mlp_down.chunk0"));
+  }
+}
+
 // Under FP8, TE's userbuffers hold fp8: each rank casts its own rows, the
 // ring moves fp8 shards (half the bf16 bytes) and the chunks are fp8 GEMMs.
 TEST_CASE("TP overlap under fp8: fp8 chunks fed by a ring of fp8 shards, and the TP time still hides",

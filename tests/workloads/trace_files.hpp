@@ -69,6 +69,7 @@ inline bool same_work(const HostWork& a, const HostWork& b) {
 
 inline bool same_op(const Op& a, const Op& b) {
   if (a.name != b.name || a.phase != b.phase || a.stream != b.stream || a.deps != b.deps) return false;
+  if (a.host_issued != b.host_issued) return false;
   if (a.work.index() != b.work.index()) return false;
   return std::visit([&b](const auto& x) { return same_work(x, std::get<std::decay_t<decltype(x)>>(b.work)); }, a.work);
 }

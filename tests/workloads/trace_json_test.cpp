@@ -48,6 +48,19 @@ TEST_CASE("a trace whose host issues ops late keeps its issue time through a wri
   check_round_trip(s.trace);
 }
 
+TEST_CASE("a TP-overlapped trace keeps which ops ride on their layer's host call through a write and a read",
+          "[trace-file][host_issue]") {
+  const std::string config =
+      write_run_config("tp4_overlap.yaml", "dgx_h100.yaml",
+                       "  model: gpt2-small\n  parallel: {tensor: 4, sequence: true, tp_comm_overlap: true}\n"
+                       "  micro_batch: 1\n  global_batch: 1\n");
+  const Scenario s = load_scenario(config);
+  const auto& ops = s.trace.ops(0);
+  REQUIRE(std::any_of(ops.begin(), ops.end(), [](const Op& op) { return !op.host_issued; }));
+  check_round_trip(s.trace);
+  CHECK(trace_to_json(s.trace, "").find("\"host_issued\":false") != std::string::npos);
+}
+
 TEST_CASE("awkward doubles print so that they parse back to the same bits", "[trace-file]") {
   Trace trace;
   trace.totals = StepTotals{0.1 + 0.2, 1.0 / 3.0, 5e-324, 1.7976931348623157e308};
