@@ -76,6 +76,12 @@ struct AttentionEfficiencyParams {
   // Whether this GPU can price kernel k: flash2 always (the generic curve),
   // the others only where fitted (FlashAttention-3 exists on Hopper only).
   bool runs(FusedAttention k) const { return k == FusedAttention::flash2 || kernels.count(k) > 0; }
+  // Whether kernel k is priced for operands in `dtype`: by its fit, or for
+  // flash2 by the generic curve where max_efficiency lists the dtype (no
+  // fused kernel takes fp32 operands: an fp32 run's attention is unfused).
+  bool prices(FusedAttention k, DType dtype) const {
+    return fit_for(k, dtype) != nullptr || (k == FusedAttention::flash2 && max_efficiency.find(dtype));
+  }
 };
 
 struct GpuComputeParams {

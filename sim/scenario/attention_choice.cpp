@@ -18,22 +18,32 @@ std::optional<FusedAttention> fused_of(AttentionKernel kernel) {
   return std::nullopt;
 }
 
-// "flash2, cudnn and unfused": what this GPU could run instead.
-std::string valid_here(const GpuSpec& gpu) {
+// "flash2, cudnn and unfused": what this GPU could run instead, in `dtype`.
+std::string valid_here(const GpuSpec& gpu, DType dtype) {
   std::string out;
   for (FusedAttention k : kAllFusedAttention) {
-    if (gpu.compute.attention.runs(k)) out += std::string(to_string(k)) + ", ";
+    if (gpu.compute.attention.prices(k, dtype)) out += std::string(to_string(k)) + ", ";
   }
   return out + "unfused";
 }
 
-// The framework's default on this GPU, if the GPU can price it; else flash2.
+// The dtype the run's fused attention kernels price in: fp8 under
+// Transformer Engine's fp8 dot-product attention, else the pass's.
+DType attention_dtype(const WorkloadSpec& spec) {
+  return spec.fp8 && spec.fp8->dot_product_attention ? DType::fp8 : spec.precision;
+}
+
+// The framework's default on this GPU where the GPU prices it in the run's
+// precision, else flash2 where that is priced in it; unfused where no fused
+// kernel takes that precision (fp32:
+// PyTorch's SDPA then runs its math path, as TE falls back to unfused).
 AttentionKernel framework_default(const WorkloadSpec& spec, const GpuSpec& gpu) {
   const auto entry = spec.framework_attention.find(gpu.architecture);
-  if (entry == spec.framework_attention.end()) return AttentionKernel::flash2;
-  const auto fused = fused_of(entry->second);
-  if (fused && !gpu.compute.attention.runs(*fused)) return AttentionKernel::flash2;
-  return entry->second;
+  const AttentionKernel wanted = entry == spec.framework_attention.end() ? AttentionKernel::flash2 : entry->second;
+  const auto fused = fused_of(wanted);
+  const AttentionEfficiencyParams& attention = gpu.compute.attention;
+  if (!fused || attention.prices(*fused, spec.precision)) return wanted;
+  return attention.prices(FusedAttention::flash2, spec.precision) ? AttentionKernel::flash2 : AttentionKernel::unfused;
 }
 
 // Transformer Engine's FP8 DotProductAttention exists only as cuDNN's fused
@@ -67,18 +77,27 @@ void choose_attention_kernel(const ConfigNode& workload_node, WorkloadSpec& spec
     for (const GpuSpec* gpu : gpus) {
       if (framework_default(spec, *gpu) != spec.attention) spec.attention = AttentionKernel::flash2;
     }
+    for (const GpuSpec* gpu : gpus) {
+      if (spec.attention == AttentionKernel::flash2 &&
+          !gpu->compute.attention.prices(FusedAttention::flash2, spec.precision))
+        spec.attention = AttentionKernel::unfused;
+    }
     return check_fp8_attention(workload_node, spec, gpus);
   }
   const auto fused = fused_of(spec.attention);
   if (!fused) return check_fp8_attention(workload_node, spec, gpus);
   for (const GpuSpec* gpu : gpus) {
-    if (gpu->compute.attention.runs(*fused)) continue;
-    const std::string why = *fused == FusedAttention::flash3
-                                ? "FlashAttention-3 runs on Hopper GPUs only (it is built on wgmma and TMA)"
-                                : "the GPU catalogue has no fitted efficiency for it there";
+    if (gpu->compute.attention.prices(*fused, attention_dtype(spec))) continue;
+    const DType dtype = attention_dtype(spec);
+    const std::string why =
+        gpu->compute.attention.runs(*fused)
+            ? "the GPU catalogue prices it there for other operands than this run's " + std::string(to_string(dtype))
+        : *fused == FusedAttention::flash3 ? "FlashAttention-3 runs on Hopper GPUs only (it is built on wgmma and TMA)"
+                                           : "the GPU catalogue has no fitted efficiency for it there";
     workload_node.child("attention")
         .fail("'" + std::string(config_word(spec.attention)) + "' cannot run on " + gpu->name + " (" + gpu->id + ", " +
-              gpu->architecture + "): " + why + "; valid on this GPU: " + valid_here(*gpu));
+              gpu->architecture + "): " + why + "; valid on this GPU in " + std::string(to_string(dtype)) + ": " +
+              valid_here(*gpu, dtype));
   }
   check_fp8_attention(workload_node, spec, gpus);
 }

@@ -106,3 +106,28 @@ TEST_CASE("plain PyTorch defaults to cuDNN attention on Hopper and Blackwell, Fl
   const Scenario a100 = load_scenario(write_run("pytorch_a100", "dgx_a100", "  framework: pytorch\n"));
   CHECK(attention_kernel_of(a100) == FusedAttention::flash2);
 }
+
+// No fused kernel takes fp32 operands: a framework's default falls back to
+// what the GPU prices in the run's precision (unfused for fp32) instead of
+// failing in the compute model (found by fuzz_workload once Megatron-LM
+// became the default).
+TEST_CASE("a framework's default attention falls back to what the GPU prices in the run's precision",
+          "[plans][attention]") {
+  const Scenario fp32 = load_scenario(write_run("fp32_h100", "dgx_h100", "  precision: fp32\n"));
+  CHECK(fp32.workload.framework == "megatron-lm");
+  CHECK(fp32.workload.attention == AttentionKernel::unfused);
+  const Scenario fp16 = load_scenario(write_run("fp16_h100", "dgx_h100", "  precision: fp16\n"));
+  CHECK(fp16.workload.attention == AttentionKernel::cudnn);
+  const Scenario bf16 = load_scenario(write_run("bf16_h100", "dgx_h100", "  precision: bf16\n"));
+  CHECK(bf16.workload.attention == AttentionKernel::cudnn);
+}
+
+TEST_CASE("a fused attention asked for in a precision the GPU does not price it in is refused", "[plans][attention]") {
+  try {
+    load_scenario(write_run("fp32_flash2", "dgx_h100", "  precision: fp32\n  attention: flash2\n"));
+    FAIL("accepted flash2 with fp32 operands");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("workload.attention"));
+    CHECK_THAT(e.what(), Catch::Contains("this run's fp32; valid on this GPU in fp32: unfused"));
+  }
+}

@@ -110,14 +110,14 @@ TEST_CASE("an unknown training framework", "[plans][bad-input]") {
 TEST_CASE("FlashAttention-3 on an A100 is refused at the attention field", "[plans][bad-input][attention]") {
   check_rejected({"flash3_a100", "  parallel: {data: 8}\n  micro_batch: 1\n  attention: flash3\n", 7,
                   "workload.attention",
-                  "FlashAttention-3 runs on Hopper GPUs only (it is built on wgmma and TMA); valid on this GPU: "
+                  "FlashAttention-3 runs on Hopper GPUs only (it is built on wgmma and TMA); valid on this GPU in bf16: "
                   "flash2, unfused",
                   "gpt2-small", "dgx_a100"});
 }
 
 TEST_CASE("an attention kernel the GPU catalogue has no fit for is refused", "[plans][bad-input][attention]") {
   check_rejected({"cudnn_a100", "  parallel: {data: 8}\n  micro_batch: 1\n  attention: cudnn\n", 7,
-                  "workload.attention", "no fitted efficiency for it there; valid on this GPU: flash2, unfused",
+                  "workload.attention", "no fitted efficiency for it there; valid on this GPU in bf16: flash2, unfused",
                   "gpt2-small", "dgx_a100"});
 }
 
