@@ -34,9 +34,9 @@ DType attention_dtype(const WorkloadSpec& spec) {
 }
 
 // The framework's default on this GPU where the GPU prices it in the run's
-// precision, else flash2 where that is priced in it; unfused where no fused
-// kernel takes that precision (fp32:
-// PyTorch's SDPA then runs its math path, as TE falls back to unfused).
+// precision, else flash2 where that is priced in it, else unfused: no fused
+// kernel takes fp32 operands (PyTorch's SDPA then runs its math path, and
+// Transformer Engine its unfused attention).
 AttentionKernel framework_default(const WorkloadSpec& spec, const GpuSpec& gpu) {
   const auto entry = spec.framework_attention.find(gpu.architecture);
   const AttentionKernel wanted = entry == spec.framework_attention.end() ? AttentionKernel::flash2 : entry->second;
