@@ -276,8 +276,12 @@ void Executor::arrive(std::uint32_t rank, OpIndex op) {
   }
 }
 
+TimePs& Executor::running_start(RankState& state, OpIndex op) {
+  return state.stream_start[stream_index(state.shape->brief[op].stream)];
+}
+
 void Executor::start_op(std::uint32_t rank, OpIndex op) {
-  ranks_[rank].timing[op].start = engine_.now();
+  running_start(ranks_[rank], op) = engine_.now();
   if (ranks_[rank].shape->brief[op].compute) {
     start_compute(rank, op);
     return;
@@ -362,14 +366,13 @@ std::optional<OpIndex> Executor::chained_kernel(const RankState& state, OpIndex 
 
 void Executor::start_compute(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
-  OpTiming* timings = state.timing;
   TimePs end = later_by(engine_.now(), kernel_time(state, op));
   while (const auto next = chained_kernel(state, op, end)) {
     if (end == kTimeNever) throw ClockOverflow();
     settle_kernel(rank, op, end);  // the next kernel's count reaches zero here too
     op = *next;
     const TimePs start = std::max(end, issued_at(*state.shape, op));
-    timings[op].start = start;
+    state.stream_start[stream_index(Stream::compute)] = start;
     end = later_by(start, kernel_time(state, op));
   }
   if (end == kTimeNever) throw ClockOverflow();
@@ -413,7 +416,7 @@ bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependen
 // at `end`, stream by stream as finish_op would start them.
 void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   RankState& state = ranks_[rank];
-  state.timing[op].end = end;
+  state.timing[op] = OpTiming{state.stream_start[stream_index(Stream::compute)], end};
   ++state.stream_head[stream_index(Stream::compute)];
   const ProgramShape& shape = *state.shape;
   std::array<std::optional<OpIndex>, kStreamCount> released;
@@ -427,7 +430,7 @@ void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   for (std::size_t s = 0; s < kStreamCount; ++s) {
     if (!released[s]) continue;
     state.stream_busy[s] = true;
-    state.timing[*released[s]].start = end;
+    state.stream_start[s] = end;
     arrive(rank, *released[s]);
   }
 }
@@ -488,9 +491,9 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   // Members may have arrived ahead of the clock (settle_kernel): the
   // collective starts when the last of them arrives.
   OpRef last{first_rank, first_op};
-  TimePs ready = ranks_[last.rank].timing[last.op].start;
+  TimePs ready = running_start(ranks_[last.rank], last.op);
   for (const auto& [rank, op] : arrived) {
-    const TimePs start = ranks_[rank].timing[op].start;
+    const TimePs start = running_start(ranks_[rank], op);
     if (start > ready || (start == ready && rank < last.rank)) last = OpRef{rank, op}, ready = start;
   }
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
@@ -650,8 +653,8 @@ void Executor::launch_peer_transfer(std::uint32_t sender, std::uint32_t receiver
   const std::uint32_t transfer = transfers_.acquire();
   transfers_[transfer] = TransferState{sender, receiver, send_op, receive_op, kNoCheck, &pair};
   // A side that arrived ahead of the clock (settle_kernel) starts the bytes later.
-  const TimePs sent = ranks_[sender].timing[send_op].start;
-  const TimePs received = ranks_[receiver].timing[receive_op].start;
+  const TimePs sent = running_start(ranks_[sender], send_op);
+  const TimePs received = running_start(ranks_[receiver], receive_op);
   const TimePs both_posted = std::max(sent, received);
   const Rendezvous meeting{both_posted, received > sent ? OpRef{receiver, receive_op} : OpRef{sender, send_op}};
   record_meeting(sender, send_op, meeting);
@@ -705,8 +708,8 @@ void Executor::record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& 
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
-  state.timing[op].end = engine_.now();
   const std::size_t stream = stream_index(state.shape->brief[op].stream);
+  state.timing[op] = OpTiming{state.stream_start[stream], engine_.now()};
   state.stream_busy[stream] = false;
   ++state.stream_head[stream];
   const ProgramShape& shape = *state.shape;
