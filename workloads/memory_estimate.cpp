@@ -312,7 +312,7 @@ void move_fp8_params_into_weights(const WorkloadSpec& spec, std::int64_t stage, 
 
 // The transpose of a block's largest linear weight, in fp8.
 double fp8_param_transpose_bytes(const WorkloadSpec& spec) {
-  if (!holds_fp8_params(spec) || !held_weight_transposed_per_dgrad(*spec.fp8)) return 0.0;
+  if (!spec.fp8 || !held_weight_transposed_per_dgrad(*spec.fp8)) return 0.0;
   const auto& m = spec.model;
   const double widest = static_cast<double>(std::max({m.qkv_width(), m.mlp_up_width(), m.ffn, m.hidden}));
   return static_cast<double>(m.hidden) * widest / static_cast<double>(spec.parallel.tensor);

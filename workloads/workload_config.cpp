@@ -304,12 +304,12 @@ void apply_framework_entry(const ConfigNode& entry, WorkloadSpec& spec) {
   if (spec.host_issue_per_kernel > seconds_to_ps(1.0)) entry.child("host_issue_per_kernel").fail("at most 1 s");
 }
 
-// An entry names a framework; one with `base` is a release of another
-// (nemo-25.04 of megatron-lm): it starts from that entry's figures and
-// changes only the fields it gives, so the two cannot drift apart. `where`
-// is the config node an unknown name is reported at.
-void apply_framework(const std::string& name, const ConfigNode& where, WorkloadSpec& spec) {
-  const ConfigNode table = ConfigNode::load_file(frameworks_path()).child("frameworks");
+// An entry of `table` (frameworks.yaml's `frameworks`) names a framework;
+// one with `base` is a release of another (nemo-25.04 of megatron-lm): it
+// starts from that entry's figures and changes only the fields it gives, so
+// the two cannot drift apart. `where` is the config node an unknown name is
+// reported at.
+void apply_framework(const ConfigNode& table, const std::string& name, const ConfigNode& where, WorkloadSpec& spec) {
   std::vector<std::string> names;
   for (const auto& [id, entry] : table.entries()) names.push_back(id);
   const auto entry = table.optional_child(name);
@@ -330,13 +330,15 @@ void apply_framework(const std::string& name, const ConfigNode& where, WorkloadS
 // with in practice (frameworks.yaml, default_framework): a step priced as
 // published runs of that kind are, not a roofline no framework reaches.
 void set_framework(const ConfigNode& node, WorkloadSpec& spec) {
+  const ConfigNode frameworks = ConfigNode::load_file(frameworks_path());
+  const ConfigNode table = frameworks.child("frameworks");
   if (auto given = node.optional_child("framework")) {
-    apply_framework(given->as_string(), *given, spec);
+    apply_framework(table, given->as_string(), *given, spec);
     return;
   }
   const char* family = spec.mlp ? "mlp" : spec.cnn ? "cnn" : spec.lstm ? "lstm" : "transformer";
-  const ConfigNode chosen = ConfigNode::load_file(frameworks_path()).child("default_framework").child(family);
-  apply_framework(chosen.as_string(), chosen, spec);
+  const ConfigNode chosen = frameworks.child("default_framework").child(family);
+  apply_framework(table, chosen.as_string(), chosen, spec);
   spec.framework_by_default = true;
 }
 

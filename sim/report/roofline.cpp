@@ -65,7 +65,7 @@ namespace {
 // attention is priced as FlashAttention-2, and the device says so.
 ComputeWork priceable_on(const GpuSpec& device, ComputeWork work, DeviceRoofline& out) {
   if (work.kind != ComputeKind::attention || work.attention_kernel == FusedAttention::flash2) return work;
-  if (device.compute.attention.fit_for(work.attention_kernel, work.dtype)) return work;
+  if (device.compute.attention.prices(work.attention_kernel, work.dtype)) return work;
   auto& substituted = out.attention_priced_as_flash2;
   if (std::find(substituted.begin(), substituted.end(), work.attention_kernel) == substituted.end())
     substituted.push_back(work.attention_kernel);

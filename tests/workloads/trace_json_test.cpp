@@ -113,6 +113,7 @@ TEST_CASE("each kind of bad trace names its field and what is valid", "[trace-fi
       {"negative_bytes", "ranks[0].ops[1].bytes", "-4096 is not allowed; must be a finite number >= 0"},
       {"negative_flops", "ranks[1].ops[1].flops", "must be a finite number >= 0"},
       {"sustained_not_bool", "ranks[1].ops[1].sustained", "\"yes\" is not allowed; must be true or false"},
+      {"host_issued_not_bool", "ranks[1].ops[1].host_issued", "0 is not allowed; must be true or false"},
       {"unmatched_send", "ranks[0].ops[1]",
        "rank 0 has 1 send to rank 1 but rank 1 has 0 recvs from rank 0; add a matching {\"kind\": \"recv\", "
        "\"peer\": 0} to rank 1"},
