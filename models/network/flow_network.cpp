@@ -30,6 +30,7 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
     });
     return id;
   }
+  free_held_links(path);  // before taking a slot: freeing one may take slots
   const std::uint32_t slot = slots_.acquire();
   Flow& flow = slots_[slot];
   flow.id = id;
@@ -163,6 +164,9 @@ void FlowNetwork::collect_component(std::span<const LinkId> seeds) {
     const LinkId link = frontier_.back();
     frontier_.pop_back();
     if (links_[link].visit_mark == mark_epoch_) continue;
+    // A held link carries no listed flow, and its rate is the held flow's
+    // alone (a drained flow's links seed a re-share after it was held).
+    if (links_[link].hold != kNoHold) continue;
     touch(link);
     for (const FlowRef& ref : links_[link].flows) {
       Flow& flow = slots_[ref.slot];
@@ -184,6 +188,7 @@ void FlowNetwork::advance(Flow& flow) {
 }
 
 void FlowNetwork::settle_link(LinkId link) {
+  expire_hold(link);
   LinkState& state = links_[link];
   const TimePs now = engine_.now();
   const TimePs elapsed = now - state.settled_at;
@@ -378,12 +383,16 @@ namespace simctl {
 // The stats readers add the part since the last settle, so they are exact at any time.
 double FlowNetwork::bytes_carried(LinkId link) const {
   const LinkState& state = links_.at(link);
-  return state.carried_bytes + state.rate_sum * ps_to_seconds(engine_.now() - state.settled_at);
+  const bool drained = state.hold != kNoHold && state.held_until <= engine_.now();
+  return state.carried_bytes +
+         state.rate_sum * ps_to_seconds((drained ? state.held_until : engine_.now()) - state.settled_at);
 }
 
 TimePs FlowNetwork::busy_time(LinkId link) const {
   const LinkState& state = links_.at(link);
-  return state.busy_ps + (link_busy(state) ? engine_.now() - state.settled_at : 0);
+  const bool drained = state.hold != kNoHold && state.held_until <= engine_.now();
+  return state.busy_ps +
+         (drained ? state.held_until - state.settled_at : (link_busy(state) ? engine_.now() - state.settled_at : 0));
 }
 
 double FlowNetwork::utilisation(LinkId link, TimePs window) const {

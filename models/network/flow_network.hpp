@@ -21,6 +21,16 @@ namespace simctl {
 
 using FlowId = std::uint64_t;
 
+// Told when each flow of a held set (FlowNetwork::start_held) has drained.
+class HoldOwner {
+ public:
+  // Flow `flow` of the set started as `tag` drained at `at` (at or before now).
+  virtual void held_flow_drained(std::uint32_t tag, std::uint32_t flow, TimePs at) = 0;
+
+ protected:
+  ~HoldOwner() = default;
+};
+
 class FlowNetwork {
  public:
   using Callback = std::function<void()>;
@@ -42,6 +52,20 @@ class FlowNetwork {
   // what it moves.
   FlowId start(const Path& path, double bytes, Callback on_done, Callback on_drained = {},
                double max_bytes_per_s = std::numeric_limits<double>::infinity());
+
+  // Starts one flow per path (bytes[i] along paths[i], its own rate capped
+  // at max_bytes_per_s[i]) exactly as start() would when each is alone: every
+  // link they cross carries nothing else, no two of them share a link, and
+  // none is spread or crosses a count-only link. Their rates cannot change
+  // then, so they are held as a set, outside the sharing machinery, with one
+  // engine event when the last drains, which tells `owner` of every flow's
+  // drain in order. A later flow onto one of their links turns the set's
+  // undrained flows into ordinary flows first, as they would have been.
+  // Returns false and starts nothing where they would not run alone (or a
+  // batch has flows pending). The node-local ring of a tensor-parallel
+  // collective is the case: millions of them in a large replay.
+  bool start_held(std::span<const Path* const> paths, std::span<const double> bytes,
+                  std::span<const double> max_bytes_per_s, HoldOwner& owner, std::uint32_t tag);
 
   // Marks a link that can never limit a flow (its capacity is at least what
   // the links feeding it can carry: an adaptive fabric's non-blocking pool):
@@ -108,6 +132,27 @@ class FlowNetwork {
     std::uint32_t visit_mark = 0;  // == mark_epoch_: already in component_
   };
   static constexpr std::uint32_t kNoGroup = UINT32_MAX;
+  static constexpr std::uint32_t kNoHold = UINT32_MAX;
+  // A set of flows started by start_held(), each alone on its links at a
+  // fixed rate; pooled, so its lists keep their capacity.
+  struct HeldFlow {
+    FlowId id = 0;
+    std::uint32_t first_link = 0;  // into Hold::links
+    std::uint32_t link_count = 0;
+    TimePs latency = 0;
+    double bytes = 0.0;
+    double rate = 0.0;  // bytes per second
+    double max_rate = 0.0;
+    TimePs drains_at = 0;
+  };
+  struct Hold {
+    std::vector<HeldFlow> flows;  // in id order
+    std::vector<LinkId> links;    // every flow's links, back to back
+    TimePs started = 0;
+    HoldOwner* owner = nullptr;
+    std::uint32_t tag = 0;
+    EventId event;  // when the last flow drains
+  };
   // Flows that drain at the same instant (the edges of a collective's ring,
   // say) share one engine event; a flow whose rate changes leaves its group.
   struct CompletionGroup {
@@ -124,6 +169,10 @@ class FlowNetwork {
     bool count_only = false;          // takes no part in sharing (count_only())
     std::uint32_t counted_flows = 0;  // active flows crossing a count-only link
     std::uint32_t visit_mark = 0;     // == mark_epoch_: already in touched_
+    // The held set whose flow crosses the link alone until held_until
+    // (start_held); its bytes and busy time are settled lazily, at that time.
+    std::uint32_t hold = kNoHold;
+    TimePs held_until = 0;
   };
 
   bool take_shares(const Path& path, Flow& flow) const;
@@ -133,7 +182,15 @@ class FlowNetwork {
   void collect_component(std::span<const LinkId> seeds);
   void advance(Flow& flow);
   void settle_link(LinkId link);
-  bool link_busy(const LinkState& state) const { return !state.flows.empty() || state.counted_flows > 0; }
+  bool link_busy(const LinkState& state) const {
+    return !state.flows.empty() || state.counted_flows > 0 || state.hold != kNoHold;
+  }
+  bool can_hold(std::span<const Path* const> paths);
+  void expire_hold(LinkId link);
+  void release_held_links(const Hold& hold, std::uint32_t h, const HeldFlow& flow);
+  void end_hold(std::uint32_t h);
+  void unhold(std::uint32_t h);
+  void free_held_links(const Path& path);
   void count_rate_change(const Flow& flow, double old_rate);
   void recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining);
   bool each_alone() const;
@@ -175,6 +232,7 @@ class FlowNetwork {
   std::vector<double> alone_rates_;
   std::vector<std::pair<TimePs, std::uint32_t>> due_;  // (drain time, slot) set by this recompute
   SlotPool<CompletionGroup> groups_;
+  SlotPool<Hold> holds_;
 };
 
 }  // namespace simctl

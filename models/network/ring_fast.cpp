@@ -75,10 +75,9 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
     paths_.push_back(&path);
   }
 
-  // The ring's state is complete before any flow starts; the caller batches
-  // the starts of all its rings.
+  edge_bytes_.clear();
+  edge_caps_.clear();
   for (std::size_t p = 0; p < n; ++p) {
-    const auto edge = static_cast<std::uint32_t>(p);
     const double wire = plan.wire_factor.empty() ? 1.0 / tuning.protocol_efficiency : plan.wire_factor[p];
     const double cap = plan.max_bytes_per_s.empty() ? std::numeric_limits<double>::infinity() : plan.max_bytes_per_s[p];
     double slowest_link = cap;
@@ -87,16 +86,26 @@ void FastRingRunner::run(const CollectiveTuning& tuning, const RingPlan& plan, s
       slowest_link = std::min(slowest_link, network_.capacity(path.links[i]) / path.share(i));
     }
     ring.edges[p].solo_chunk_seconds = plan.chunk_bytes * wire / slowest_link;
+    edge_bytes_.push_back(plan.chunk_bytes * wire * sends);
+    edge_caps_.push_back(cap);
+  }
+  // The ring's state is complete before any flow starts; the caller batches
+  // the starts of all its rings. A ring alone on its links (a tensor-parallel
+  // group's NVLink ports) is held: the same drains without a flow per edge.
+  if (network_.start_held(paths_, edge_bytes_, edge_caps_, *this, index)) return;
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto edge = static_cast<std::uint32_t>(p);
     network_.start(
-        *paths_[p], plan.chunk_bytes * wire * sends, {}, [this, index, edge] { edge_drained(index, edge); }, cap);
+        *paths_[p], edge_bytes_[p], {}, [this, index, edge] { edge_drained(index, edge, engine_.now()); },
+        edge_caps_[p]);
   }
 }
 
-void FastRingRunner::edge_drained(std::uint32_t index, std::uint32_t edge) {
+void FastRingRunner::edge_drained(std::uint32_t index, std::uint32_t edge, TimePs at) {
   Ring& ring = rings_[index];
   const double sends = static_cast<double>(ring.steps) * ring.chunks;
-  ring.edges[edge].drained = engine_.now();
-  ring.edges[edge].chunk_seconds = ps_to_seconds(engine_.now() - ring.started) / sends;
+  ring.edges[edge].drained = at;
+  ring.edges[edge].chunk_seconds = ps_to_seconds(at - ring.started) / sends;
   if (--ring.pending > 0) return;
   engine_.schedule_at(ring_finish(ring.edges, ring.edge_latency, ring.steps, ring.chunks), std::move(ring.on_done));
   ring.on_done = nullptr;

@@ -28,7 +28,7 @@ struct RingEdgeTiming {
 // Runs fast rings and owns their in-flight state. A training step runs
 // millions of rings, so each one's state is pooled and its edges' callbacks
 // carry two indices rather than a heap-allocated closure.
-class FastRingRunner {
+class FastRingRunner final : private HoldOwner {
  public:
   FastRingRunner(Engine& engine, FlowNetwork& network, const Router& router);
 
@@ -53,13 +53,18 @@ class FastRingRunner {
     std::function<void()> on_done;
   };
 
-  void edge_drained(std::uint32_t ring, std::uint32_t edge);
+  // Edge `edge` of ring `ring` drained at `at` (a held ring's edges are
+  // told at its last edge's drain).
+  void edge_drained(std::uint32_t ring, std::uint32_t edge, TimePs at);
+  void held_flow_drained(std::uint32_t tag, std::uint32_t flow, TimePs at) override { edge_drained(tag, flow, at); }
 
   Engine& engine_;
   FlowNetwork& network_;
   const Router& router_;
   SlotPool<Ring> rings_;
   std::vector<const Path*> paths_;  // scratch for run()
+  std::vector<double> edge_bytes_;  // scratch for run()
+  std::vector<double> edge_caps_;   // scratch for run()
 };
 
 }  // namespace simctl
