@@ -39,10 +39,12 @@ bool FlowNetwork::start_held(std::span<const Path* const> paths, std::span<const
   Hold& hold = holds_[h];
   hold.flows.clear();
   hold.links.clear();
+  hold.events.clear();
   hold.started = now;
+  hold.batch = batching_ ? batch_serial_ : 0;
+  hold.ordinary = false;
   hold.owner = &owner;
   hold.tag = tag;
-  TimePs last = now;
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const Path& path = *paths[i];
     HeldFlow flow;
@@ -64,10 +66,18 @@ bool FlowNetwork::start_held(std::span<const Path* const> paths, std::span<const
       state.hold = h;
       state.held_until = flow.drains_at;
     }
-    last = std::max(last, flow.drains_at);
     hold.flows.push_back(flow);
+    hold.events.push_back(HoldEvent{flow.drains_at, {}, kNoGroup, false});
   }
-  hold.event = engine_.schedule_at(last, [this, h] { end_hold(h); });
+  auto& events = hold.events;
+  std::sort(events.begin(), events.end(), [](const HoldEvent& a, const HoldEvent& b) { return a.at < b.at; });
+  events.erase(
+      std::unique(events.begin(), events.end(), [](const HoldEvent& a, const HoldEvent& b) { return a.at == b.at; }),
+      events.end());
+  for (std::uint32_t k = 0; k < events.size(); ++k) {
+    events[k].id = engine_.schedule_at(events[k].at, [this, h, k] { hold_event(h, k); });
+  }
+  hold.live_events = static_cast<std::uint32_t>(events.size());
   return true;
 }
 
@@ -93,8 +103,7 @@ void FlowNetwork::release_held_links(const Hold& hold, std::uint32_t h, const He
 
 // The last flow has drained: each one's drain reported in id order, as the
 // completion groups of ordinary flows would have reported them.
-void FlowNetwork::end_hold(std::uint32_t h) {
-  holds_[h].event = EventId{};
+void FlowNetwork::report_held_drains(std::uint32_t h) {
   for (std::uint32_t i = 0; i < holds_[h].flows.size(); ++i) {
     const Hold& hold = holds_[h];  // the owner may take holds, moving the pool
     const HeldFlow flow = hold.flows[i];
@@ -103,48 +112,96 @@ void FlowNetwork::end_hold(std::uint32_t h) {
     release_held_links(hold, h, flow);
     owner.held_flow_drained(tag, i, flow.drains_at);
   }
-  holds_.release(h);
+}
+
+void FlowNetwork::hold_event(std::uint32_t h, std::uint32_t k) {
+  Hold& hold = holds_[h];
+  hold.events[k].fired = true;
+  const std::uint32_t group = hold.events[k].group;
+  if (!hold.ordinary && k + 1 == hold.events.size()) report_held_drains(h);
+  drop_hold_event(h);
+  if (group == kNoGroup) return;
+  groups_[group].hold = kNoHold;
+  fire(group);
+}
+
+void FlowNetwork::drop_hold_event(std::uint32_t h) {
+  if (--holds_[h].live_events == 0) holds_.release(h);
+}
+
+// Flow i of `hold` as the ordinary flow start() would have made of it, not
+// yet on its links or in a group.
+std::uint32_t FlowNetwork::ordinary_flow(const Hold& hold, std::uint32_t i) {
+  const HeldFlow& held = hold.flows[i];
+  const std::uint32_t slot = slots_.acquire();
+  Flow& flow = slots_[slot];
+  flow.id = held.id;
+  flow.links.assign(hold.links.begin() + held.first_link, hold.links.begin() + held.first_link + held.link_count);
+  flow.counted.clear();
+  flow.shares.clear();
+  flow.counted_shares.clear();
+  flow.latency = held.latency;
+  flow.remaining_bytes = held.bytes;
+  flow.rate = held.rate;
+  flow.max_rate = held.max_rate;
+  flow.updated_at = hold.started;
+  flow.group = kNoGroup;
+  flow.on_done = nullptr;
+  flow.on_drained = [this, owner = hold.owner, tag = hold.tag, i] { owner->held_flow_drained(tag, i, engine_.now()); };
+  slot_of_.insert(flow.id, slot);
+  for (LinkId link : flow.links) links_[link].hold = kNoHold;
+  return slot;
 }
 
 // Another flow arrives on a held link: the set's flows that have not drained
-// become ordinary flows, started when the set started, at their rates and
-// with their drain times, so the arrival re-shares them as it would have.
+// become ordinary flows, started when the set started, at their rates, in
+// completion groups on the set's own events, so the arrival re-shares them
+// and their drains run in the order they would have.
 void FlowNetwork::unhold(std::uint32_t h) {
-  engine_.cancel(holds_[h].event);
-  const TimePs now = engine_.now();
+  if (batching_ && holds_[h].batch == batch_serial_) return unhold_into_batch(h);
+  holds_[h].ordinary = true;
   for (std::uint32_t i = 0; i < holds_[h].flows.size(); ++i) {
     const Hold& hold = holds_[h];
     const HeldFlow held = hold.flows[i];
-    HoldOwner* owner = hold.owner;
-    const std::uint32_t tag = hold.tag;
-    if (held.drains_at <= now) {
+    const auto event = std::lower_bound(hold.events.begin(), hold.events.end(), held.drains_at,
+                                        [](const HoldEvent& e, TimePs at) { return e.at < at; });
+    const auto k = static_cast<std::uint32_t>(event - hold.events.begin());
+    if (event->fired) {
       release_held_links(hold, h, held);
-      owner->held_flow_drained(tag, i, held.drains_at);
+      hold.owner->held_flow_drained(hold.tag, i, held.drains_at);
       continue;
     }
-    const std::uint32_t slot = slots_.acquire();
-    Flow& flow = slots_[slot];
-    flow.id = held.id;
-    flow.links.assign(hold.links.begin() + held.first_link, hold.links.begin() + held.first_link + held.link_count);
-    flow.counted.clear();
-    flow.shares.clear();
-    flow.counted_shares.clear();
-    flow.latency = held.latency;
-    flow.remaining_bytes = held.bytes;
-    flow.rate = held.rate;
-    flow.max_rate = held.max_rate;
-    flow.updated_at = hold.started;
-    flow.group = kNoGroup;
-    flow.on_done = nullptr;
-    flow.on_drained = [this, owner, tag, i] { owner->held_flow_drained(tag, i, engine_.now()); };
-    slot_of_.insert(flow.id, slot);
-    for (LinkId link : flow.links) {
-      links_[link].flows.push_back(FlowRef{flow.id, slot});  // alone there: the list was empty
-      links_[link].hold = kNoHold;
+    const std::uint32_t slot = ordinary_flow(hold, i);
+    for (LinkId link : slots_[slot].links) {
+      links_[link].flows.push_back(FlowRef{held.id, slot});  // alone there: the list was empty
     }
-    due_.push_back({held.drains_at, slot});
+    std::uint32_t& group = holds_[h].events[k].group;
+    if (group == kNoGroup) {
+      group = groups_.acquire();
+      groups_[group].members.clear();
+      groups_[group].live = 0;
+      groups_[group].event = holds_[h].events[k].id;
+      groups_[group].hold = h;
+    }
+    groups_[group].members.push_back(slot);
+    ++groups_[group].live;
+    slots_[slot].group = group;
   }
-  schedule_due();
+}
+
+// A set held in the batch now open, broken up before the batch ends: its
+// flows join the batch, as they would have without the hold.
+void FlowNetwork::unhold_into_batch(std::uint32_t h) {
+  for (const HoldEvent& event : holds_[h].events) engine_.cancel(event.id);
+  for (std::uint32_t i = 0; i < holds_[h].flows.size(); ++i) {
+    const std::uint32_t slot = ordinary_flow(holds_[h], i);
+    slots_[slot].rate = 0.0;  // set by the batch's re-share
+    for (LinkId link : slots_[slot].links) links_[link].rate_sum = 0.0;
+    const FlowRef ref{slots_[slot].id, slot};
+    batch_.insert(std::lower_bound(batch_.begin(), batch_.end(), ref,
+                                   [](const FlowRef& a, const FlowRef& b) { return a.id < b.id; }),
+                  ref);
+  }
   holds_.release(h);
 }
 

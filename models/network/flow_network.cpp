@@ -102,7 +102,10 @@ void FlowNetwork::release_slot(std::uint32_t slot) {
   slots_.release(slot);
 }
 
-void FlowNetwork::begin_batch() { batching_ = true; }
+void FlowNetwork::begin_batch() {
+  batching_ = true;
+  ++batch_serial_;
+}
 
 void FlowNetwork::count_only(LinkId link) {
   if (active_flows() > 0) throw std::logic_error("FlowNetwork::count_only: flows are already running");
@@ -288,6 +291,7 @@ void FlowNetwork::leave_group(std::uint32_t slot) {
   CompletionGroup& group = groups_[g];
   if (--group.live > 0 || !group.event.valid()) return;
   engine_.cancel(group.event);
+  if (group.hold != kNoHold) drop_hold_event(std::exchange(group.hold, kNoHold));
   groups_.release(g);
 }
 
@@ -300,6 +304,7 @@ void FlowNetwork::schedule_due() {
     const std::uint32_t g = groups_.acquire();
     CompletionGroup& group = groups_[g];
     group.members.clear();
+    group.hold = kNoHold;
     const TimePs at = due_[i].first;
     for (; i < due_.size() && due_[i].first == at; ++i) {
       group.members.push_back(due_[i].second);

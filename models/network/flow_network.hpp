@@ -145,13 +145,25 @@ class FlowNetwork {
     double max_rate = 0.0;
     TimePs drains_at = 0;
   };
+  // One engine event per distinct drain time, as ordinary flows' completion
+  // groups would have: the last reports every drain; once the set has turned
+  // ordinary, each fires the group of its converted flows.
+  struct HoldEvent {
+    TimePs at = 0;
+    EventId id;
+    std::uint32_t group = kNoGroup;  // the converted flows draining then
+    bool fired = false;
+  };
   struct Hold {
-    std::vector<HeldFlow> flows;  // in id order
-    std::vector<LinkId> links;    // every flow's links, back to back
+    std::vector<HeldFlow> flows;    // in id order
+    std::vector<LinkId> links;      // every flow's links, back to back
+    std::vector<HoldEvent> events;  // in time order
+    std::uint32_t live_events = 0;  // neither fired nor cancelled
     TimePs started = 0;
+    std::uint64_t batch = 0;  // the batch it started in (batch_serial_), 0 outside one
+    bool ordinary = false;    // its undrained flows are ordinary flows now
     HoldOwner* owner = nullptr;
     std::uint32_t tag = 0;
-    EventId event;  // when the last flow drains
   };
   // Flows that drain at the same instant (the edges of a collective's ring,
   // say) share one engine event; a flow whose rate changes leaves its group.
@@ -159,6 +171,7 @@ class FlowNetwork {
     EventId event;  // invalid once firing
     std::uint32_t live = 0;
     std::vector<std::uint32_t> members;  // flow slots, in flow id order
+    std::uint32_t hold = kNoHold;        // the held set whose event it fires on
   };
   struct LinkState {
     std::vector<FlowRef> flows;  // active flows crossing the link, in id order
@@ -188,8 +201,12 @@ class FlowNetwork {
   bool can_hold(std::span<const Path* const> paths);
   void expire_hold(LinkId link);
   void release_held_links(const Hold& hold, std::uint32_t h, const HeldFlow& flow);
-  void end_hold(std::uint32_t h);
+  void report_held_drains(std::uint32_t h);
+  void hold_event(std::uint32_t h, std::uint32_t k);
+  void drop_hold_event(std::uint32_t h);
+  std::uint32_t ordinary_flow(const Hold& hold, std::uint32_t i);
   void unhold(std::uint32_t h);
+  void unhold_into_batch(std::uint32_t h);
   void free_held_links(const Path& path);
   void count_rate_change(const Flow& flow, double old_rate);
   void recompute(std::span<const LinkId> seeds, std::span<const FlowRef> joining);
@@ -216,6 +233,7 @@ class FlowNetwork {
   double recompute_wall_s_ = 0.0;
   bool time_recomputes_ = false;
   bool batching_ = false;
+  std::uint64_t batch_serial_ = 0;     // counts begin_batch() calls
   std::vector<FlowRef> batch_;         // started while batching, rates not yet set
   std::vector<LinkId> drained_seeds_;  // links freed by drains not yet re-shared
   bool flush_scheduled_ = false;

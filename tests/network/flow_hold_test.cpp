@@ -167,3 +167,33 @@ TEST_CASE("flows are not held where they would not run alone", "[network][flow]"
   engine.run();
   CHECK(log.drained.size() == 1);
 }
+
+TEST_CASE("a held set broken up within its own batch joins the batch as ordinary flows", "[network][flow]") {
+  Pair pair;
+  const std::vector<Path> paths{Path{{0}, 0, {}}, Path{{1}, 0, {}}};
+  const std::vector<double> bytes{2e9, 1e9};
+  const std::vector<double> caps{kHoldNoCap, kHoldNoCap};
+  const std::vector<const Path*> path_ptrs{&paths[0], &paths[1]};
+  const Path newcomer{{2, 0}, 0, {}};
+  DrainLog log(pair.held_engine);
+  TimePs held_newcomer = -1, plain_newcomer = -1;
+  pair.held.begin_batch();
+  REQUIRE(pair.held.start_held(path_ptrs, bytes, caps, log, 0));
+  pair.held.start(newcomer, 1e9, [&] { held_newcomer = pair.held_engine.now(); });
+  pair.held.end_batch();
+  auto plain = std::make_shared<std::map<std::uint32_t, TimePs>>();
+  pair.plain.begin_batch();
+  for (std::uint32_t i = 0; i < paths.size(); ++i) {
+    pair.plain.start(paths[i], bytes[i], {}, [&, i] { (*plain)[i] = pair.plain_engine.now(); });
+  }
+  pair.plain.start(newcomer, 1e9, [&] { plain_newcomer = pair.plain_engine.now(); });
+  pair.plain.end_batch();
+  pair.held_engine.run();
+  pair.plain_engine.run();
+
+  CHECK(log.drained == *plain);
+  CHECK(held_newcomer == plain_newcomer);
+  CHECK(held_newcomer == 20 * kPsPerMs);  // half of link 0 for 1 GB, as the first flow gets
+  check_same_links(pair.held, pair.plain);
+  CHECK(pair.held_engine.events_processed() == pair.plain_engine.events_processed());
+}
