@@ -151,17 +151,38 @@ const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol, Protoco
   return it->second;
 }
 
+std::pair<CollectiveRunner::CachedChoice, CollectiveRunner::RingPlans> CollectiveRunner::planned(
+    const CollectiveRequest& request, CollectiveMemo* memo) {
+  if (memo) {
+    for (const CollectiveMemo::Entry& e : memo->entries_) {
+      if (e.generation == plan_generation_ && e.op == request.op && e.bytes == request.bytes &&
+          e.algorithm == request.algorithm && e.protocol == request.protocol) {
+        return {CachedChoice{e.choice, e.use}, std::static_pointer_cast<const std::vector<CachedRing>>(e.plans)};
+      }
+    }
+  }
+  const CachedChoice cached = cached_choice(request);
+  RingPlans plans = is_ring(cached.choice.algorithm) ? ring_plans(request, cached.choice.protocol) : nullptr;
+  if (memo) {
+    memo->entries_[memo->next_] =
+        CollectiveMemo::Entry{plan_generation_, request.op,    request.bytes, request.algorithm,
+                              request.protocol, cached.choice, cached.use,    plans};
+    memo->next_ = static_cast<std::uint8_t>((memo->next_ + 1) % memo->entries_.size());
+  }
+  return {cached, std::move(plans)};
+}
+
 std::optional<CollectiveChoice> CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request,
-                                                           std::function<void()> on_done) {
+                                                           std::function<void()> on_done, CollectiveMemo* memo) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
     engine_.schedule_at(at, std::move(on_done));
     return std::nullopt;
   }
-  const auto [choice, use] = cached_choice(request);
+  auto [cached, plans] = planned(request, memo);
+  const auto [choice, use] = cached;
   // Rings, the common case, wait out their launch in a pooled slot rather
   // than in a composed closure.
-  if (choice.algorithm == CollectiveAlgorithm::automatic || choice.algorithm == CollectiveAlgorithm::ring) {
-    RingPlans plans = ring_plans(request, choice.protocol);
+  if (is_ring(choice.algorithm)) {
     const std::uint32_t launch = ring_launches_.acquire();
     const std::uint64_t first_flow_key = take_flow_keys(plans->size());
     ring_launches_[launch] = RingLaunch{std::move(plans), first_flow_key, choice.protocol, use, std::move(on_done)};

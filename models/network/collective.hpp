@@ -29,6 +29,30 @@
 
 namespace simctl {
 
+class CollectiveRunner;
+
+// What one group's last collectives were planned as, kept by the caller that
+// calls on a fixed group again and again (the executor, one per group), so
+// that a repeat skips the plan caches' hashing of the member list. Valid only
+// with requests over the members it was first used with.
+class CollectiveMemo {
+  friend class CollectiveRunner;
+  struct Entry {
+    std::uint64_t generation = 0;  // CollectiveRunner's; 0: empty
+    CollectiveOp op{};
+    double bytes = 0.0;
+    CollectiveAlgorithm algorithm{};
+    Protocol protocol{};
+    CollectiveChoice choice{};
+    ProtocolUse use{};
+    std::shared_ptr<const void> plans;  // the ring plans, where the choice is a ring
+  };
+  // Two: a layer's calls on one group alternate between two kinds (a
+  // tensor-parallel all-gather and reduce-scatter of one size).
+  std::array<Entry, 2> entries_;
+  std::uint8_t next_ = 0;
+};
+
 class CollectiveRunner {
  public:
   CollectiveRunner(Engine& engine, FlowNetwork& network, const Router& router, CollectiveTuning tuning);
@@ -37,7 +61,8 @@ class CollectiveRunner {
   // them `automatic` runs the ring with Simple.
   void set_topology(CollectiveTopology topology) {
     topology_ = std::move(topology);
-    choices_.clear();  // all three depend on the topology
+    choices_.clear();    // all three depend on the topology
+    ++plan_generation_;  // and so do callers' memos
     ring_plans_.clear();
     choice_members_ = ring_plan_members_ = 0;
     ring_tunings_.clear();
@@ -56,7 +81,8 @@ class CollectiveRunner {
   }
   // The same, with the last rank arriving at `at` (now or later): the
   // launch latency runs from there.
-  std::optional<CollectiveChoice> start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done);
+  std::optional<CollectiveChoice> start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done,
+                                           CollectiveMemo* memo = nullptr);
 
   // NCCL send/recv: one point-to-point transfer after the Simple launch latency.
   void send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done);
@@ -145,6 +171,11 @@ class CollectiveRunner {
   };
   CachedChoice cached_choice(const CollectiveRequest& request);
   RingPlans ring_plans(const CollectiveRequest& request, Protocol protocol);
+  static bool is_ring(CollectiveAlgorithm algorithm) {
+    return algorithm == CollectiveAlgorithm::automatic || algorithm == CollectiveAlgorithm::ring;
+  }
+  // cached_choice() and, for a ring, ring_plans(), through `memo` when given.
+  std::pair<CachedChoice, RingPlans> planned(const CollectiveRequest& request, CollectiveMemo* memo);
 
   Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice, ProtocolUse use);
   Body ring_body(const CollectiveRequest& request, Protocol protocol, ProtocolUse use);
@@ -161,6 +192,7 @@ class CollectiveRunner {
   const Router& router_;
   CollectiveTuning tuning_;
   std::optional<CollectiveTopology> topology_;
+  std::uint64_t plan_generation_ = 1;           // bumped when the caches are emptied for a new topology
   RailRouter rail_router_{router_, topology_};  // what every algorithm routes with
   std::uint64_t next_flow_key_ = 0;             // spreads successive collectives over ECMP paths
   std::unordered_map<PlanKey, CachedChoice, PlanKeyHash, PlanKeyEqual> choices_;

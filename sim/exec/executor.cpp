@@ -187,6 +187,7 @@ ExecutionResult Executor::replay_once() {
   ranks_.assign(trace_.ranks.size(), RankState{});
   open_calls_.assign(trace_.groups.size(), OpenCalls{});
   group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
+  group_memos_.assign(trace_.groups.size(), CollectiveMemo{});
   group_across_nodes_.assign(trace_.groups.size(), false);
   calls_.clear();
   transfers_.clear();
@@ -499,7 +500,8 @@ void Executor::launch_collective(std::uint32_t group, std::uint32_t instance) {
   for (const auto& [rank, op] : arrived) record_meeting(rank, op, Rendezvous{ready, last});
   const TimePs start = std::max(ready, engine_.now());
   const std::uint64_t keys_before = collectives_->flow_keys_taken();
-  const auto choice = collectives_->start_at(start, request, [this, instance] { finish_call(instance); });
+  const auto choice = collectives_->start_at(
+      start, request, [this, instance] { finish_call(instance); }, &group_memos_[group]);
   const bool local = fold_ && fold_->role[group] != ReplicaFold::Role::spanning;
   if (local) launch_images(group, instance, start, keys_before);
   // The call completes from a later event, so its slot is still ours here.
@@ -772,11 +774,13 @@ void Executor::launch_images(std::uint32_t group, std::uint32_t instance, TimePs
   const std::uint32_t check = open_check(fold_->replicas, "collective across nodes");
   calls_[instance].check = check;
   for (std::uint32_t j = 1; j <= others; ++j) {
-    CollectiveRequest& image = request_for(fold_->group_image[group][j]);
+    const std::uint32_t image_group = fold_->group_image[group][j];
+    CollectiveRequest& image = request_for(image_group);
     image.op = request.op;
     image.bytes = request.bytes;
     image.algorithm = request.algorithm;
-    collectives_->start_at(start, image, [this, check] { note_end(check); });
+    collectives_->start_at(
+        start, image, [this, check] { note_end(check); }, &group_memos_[image_group]);
   }
 }
 

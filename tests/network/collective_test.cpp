@@ -222,3 +222,52 @@ TEST_CASE("collective tuning is loaded with its figures", "[network][collective]
   CHECK(t.protocol_efficiency > 0.85);
   CHECK(t.protocol_efficiency <= 1.0);
 }
+
+TEST_CASE("a group's memo plans as the caches do and forgets its plans when the topology changes",
+          "[network][collective]") {
+  NvSwitchNode memoised(8), plain(8);
+  CollectiveMemo memo;
+  struct Call {
+    CollectiveOp op;
+    double bytes;
+  };
+  // Three kinds on one group: more than the memo holds, and each repeated.
+  const std::vector<Call> calls{{CollectiveOp::all_gather, 32e6},     {CollectiveOp::reduce_scatter, 32e6},
+                                {CollectiveOp::all_gather, 32e6},     {CollectiveOp::all_reduce, 64e3},
+                                {CollectiveOp::reduce_scatter, 32e6}, {CollectiveOp::all_reduce, 64e3}};
+  auto run = [](NvSwitchNode& node, const Call& call, CollectiveMemo* memo) {
+    TimePs done = -1;
+    const auto choice = node.runner.start_at(
+        node.engine.now(), {call.op, node.members, call.bytes}, [&] { done = node.engine.now(); }, memo);
+    node.engine.run();
+    REQUIRE(choice);
+    return std::make_pair(*choice, done);
+  };
+  for (const Call& call : calls) {
+    const auto [with_memo, memo_done] = run(memoised, call, &memo);
+    const auto [without, plain_done] = run(plain, call, nullptr);
+    CHECK(with_memo.algorithm == without.algorithm);
+    CHECK(with_memo.protocol == without.protocol);
+    CHECK(memo_done == plain_done);
+  }
+  // Told that the group spans two nodes, the runner plans network hops into
+  // the ring; the memo must not answer with the plan it kept.
+  const Call big{CollectiveOp::reduce_scatter, 32e6};
+  const TimePs start = plain.engine.now();
+  const TimePs before = run(plain, big, nullptr).second - start;
+  CollectiveTopology two_nodes;
+  two_nodes.intra_bytes_per_s = 360e9;
+  two_nodes.inter_bytes_per_s = 45e9;
+  for (EndpointId gpu = 0; gpu < 8; ++gpu) {
+    MemberPlace place;
+    place.node = gpu < 4 ? 0 : 1;
+    two_nodes.set_place(gpu, place);
+  }
+  memoised.runner.set_topology(two_nodes);
+  plain.runner.set_topology(two_nodes);
+  const TimePs plain_start = plain.engine.now(), memo_start = memoised.engine.now();
+  const TimePs after_plain = run(plain, big, nullptr).second - plain_start;
+  REQUIRE(after_plain != before);
+  const TimePs after_memo = run(memoised, big, &memo).second - memo_start;
+  CHECK(after_memo == after_plain);
+}
