@@ -152,12 +152,12 @@ const CollectiveTuning& CollectiveRunner::ring_tuning(Protocol protocol, Protoco
 }
 
 std::pair<CollectiveRunner::CachedChoice, CollectiveRunner::RingPlans> CollectiveRunner::planned(
-    const CollectiveRequest& request, CollectiveMemo* memo) {
+    const CollectiveRequest& request, Memo* memo) {
   if (memo) {
-    for (const CollectiveMemo::Entry& e : memo->entries_) {
+    for (const Memo::Entry& e : memo->entries_) {
       if (e.generation == plan_generation_ && e.op == request.op && e.bytes == request.bytes &&
           e.algorithm == request.algorithm && e.protocol == request.protocol) {
-        return {CachedChoice{e.choice, e.use}, std::static_pointer_cast<const std::vector<CachedRing>>(e.plans)};
+        return {e.cached, e.plans};
       }
     }
   }
@@ -165,15 +165,14 @@ std::pair<CollectiveRunner::CachedChoice, CollectiveRunner::RingPlans> Collectiv
   RingPlans plans = is_ring(cached.choice.algorithm) ? ring_plans(request, cached.choice.protocol) : nullptr;
   if (memo) {
     memo->entries_[memo->next_] =
-        CollectiveMemo::Entry{plan_generation_, request.op,    request.bytes, request.algorithm,
-                              request.protocol, cached.choice, cached.use,    plans};
+        Memo::Entry{plan_generation_, request.op, request.bytes, request.algorithm, request.protocol, cached, plans};
     memo->next_ = static_cast<std::uint8_t>((memo->next_ + 1) % memo->entries_.size());
   }
   return {cached, std::move(plans)};
 }
 
 std::optional<CollectiveChoice> CollectiveRunner::start_at(TimePs at, const CollectiveRequest& request,
-                                                           std::function<void()> on_done, CollectiveMemo* memo) {
+                                                           std::function<void()> on_done, Memo* memo) {
   if (request.members.size() <= 1 || !(request.bytes > 0.0)) {
     engine_.schedule_at(at, std::move(on_done));
     return std::nullopt;

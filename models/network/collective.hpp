@@ -29,32 +29,11 @@
 
 namespace simctl {
 
-class CollectiveRunner;
-
-// What one group's last collectives were planned as, kept by the caller that
-// calls on a fixed group again and again (the executor, one per group), so
-// that a repeat skips the plan caches' hashing of the member list. Valid only
-// with requests over the members it was first used with.
-class CollectiveMemo {
-  friend class CollectiveRunner;
-  struct Entry {
-    std::uint64_t generation = 0;  // CollectiveRunner's; 0: empty
-    CollectiveOp op{};
-    double bytes = 0.0;
-    CollectiveAlgorithm algorithm{};
-    Protocol protocol{};
-    CollectiveChoice choice{};
-    ProtocolUse use{};
-    std::shared_ptr<const void> plans;  // the ring plans, where the choice is a ring
-  };
-  // Two: a layer's calls on one group alternate between two kinds (a
-  // tensor-parallel all-gather and reduce-scatter of one size).
-  std::array<Entry, 2> entries_;
-  std::uint8_t next_ = 0;
-};
-
 class CollectiveRunner {
  public:
+  // What one group's last collectives were planned as (defined below).
+  class Memo;
+
   CollectiveRunner(Engine& engine, FlowNetwork& network, const Router& router, CollectiveTuning tuning);
 
   // Facts about the machine for the tuner (nodes, NVSwitch, SHARP). Without
@@ -82,7 +61,7 @@ class CollectiveRunner {
   // The same, with the last rank arriving at `at` (now or later): the
   // launch latency runs from there.
   std::optional<CollectiveChoice> start_at(TimePs at, const CollectiveRequest& request, std::function<void()> on_done,
-                                           CollectiveMemo* memo = nullptr);
+                                           Memo* memo = nullptr);
 
   // NCCL send/recv: one point-to-point transfer after the Simple launch latency.
   void send(EndpointId from, EndpointId to, double bytes, std::function<void()> on_done);
@@ -174,8 +153,32 @@ class CollectiveRunner {
   static bool is_ring(CollectiveAlgorithm algorithm) {
     return algorithm == CollectiveAlgorithm::automatic || algorithm == CollectiveAlgorithm::ring;
   }
+
+ public:
+  // Kept by a caller that calls on a fixed group again and again (the
+  // executor, one per group), so that a repeat skips the plan caches'
+  // hashing of the member list. Valid only with requests over the members
+  // it was first used with.
+  class Memo {
+    friend class CollectiveRunner;
+    struct Entry {
+      std::uint64_t generation = 0;  // the runner's plan_generation_; 0: empty
+      CollectiveOp op{};
+      double bytes = 0.0;
+      CollectiveAlgorithm algorithm{};
+      Protocol protocol{};
+      CachedChoice cached{};
+      RingPlans plans;  // where the choice is a ring
+    };
+    // Two: a layer's calls on one group alternate between two kinds (a
+    // tensor-parallel all-gather and reduce-scatter of one size).
+    std::array<Entry, 2> entries_;
+    std::uint8_t next_ = 0;
+  };
+
+ private:
   // cached_choice() and, for a ring, ring_plans(), through `memo` when given.
-  std::pair<CachedChoice, RingPlans> planned(const CollectiveRequest& request, CollectiveMemo* memo);
+  std::pair<CachedChoice, RingPlans> planned(const CollectiveRequest& request, Memo* memo);
 
   Launch prepare(const CollectiveRequest& request, const CollectiveChoice& choice, ProtocolUse use);
   Body ring_body(const CollectiveRequest& request, Protocol protocol, ProtocolUse use);

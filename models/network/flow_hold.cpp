@@ -55,8 +55,7 @@ bool FlowNetwork::start_held(std::span<const Path* const> paths, std::span<const
     flow.latency = path.latency;
     flow.bytes = bytes[i];
     flow.max_rate = max_bytes_per_s[i];
-    flow.rate = flow.max_rate;
-    for (LinkId link : path.links) flow.rate = std::min(flow.rate, capacity_[link]);
+    flow.rate = alone_rate(path.links, {}, flow.max_rate);
     flow.drains_at = later_by(now, seconds_to_ps(flow.bytes / flow.rate));
     hold.links.insert(hold.links.end(), path.links.begin(), path.links.end());
     for (LinkId link : path.links) {
@@ -134,18 +133,9 @@ void FlowNetwork::drop_hold_event(std::uint32_t h) {
 std::uint32_t FlowNetwork::ordinary_flow(const Hold& hold, std::uint32_t i) {
   const HeldFlow& held = hold.flows[i];
   const std::uint32_t slot = slots_.acquire();
-  Flow& flow = slots_[slot];
-  flow.id = held.id;
+  Flow& flow = reset_flow(slot, held.id, held.latency, held.bytes, held.max_rate, hold.started);
   flow.links.assign(hold.links.begin() + held.first_link, hold.links.begin() + held.first_link + held.link_count);
-  flow.counted.clear();
-  flow.shares.clear();
-  flow.counted_shares.clear();
-  flow.latency = held.latency;
-  flow.remaining_bytes = held.bytes;
   flow.rate = held.rate;
-  flow.max_rate = held.max_rate;
-  flow.updated_at = hold.started;
-  flow.group = kNoGroup;
   flow.on_done = nullptr;
   flow.on_drained = [this, owner = hold.owner, tag = hold.tag, i] { owner->held_flow_drained(tag, i, engine_.now()); };
   slot_of_.insert(flow.id, slot);

@@ -32,12 +32,7 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
   }
   free_held_links(path);  // before taking a slot: freeing one may take slots
   const std::uint32_t slot = slots_.acquire();
-  Flow& flow = slots_[slot];
-  flow.id = id;
-  flow.links.clear();
-  flow.counted.clear();
-  flow.shares.clear();
-  flow.counted_shares.clear();
+  Flow& flow = reset_flow(slot, id, path.latency, bytes, max_bytes_per_s, engine_.now());
   for (LinkId link : path.links) {
     if (link >= links_.size()) {
       slots_.release(slot);
@@ -58,12 +53,6 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
     settle_link(link);
     ++links_[link].counted_flows;
   }
-  flow.latency = path.latency;
-  flow.remaining_bytes = bytes;
-  flow.rate = 0.0;
-  flow.max_rate = max_bytes_per_s;
-  flow.updated_at = engine_.now();
-  flow.group = kNoGroup;
   flow.on_done = std::move(on_done);
   flow.on_drained = std::move(on_drained);
   slot_of_.insert(id, slot);
@@ -74,6 +63,34 @@ FlowId FlowNetwork::start(const Path& path, double bytes, Callback on_done, Call
     recompute(flow.links, {&ref, 1});
   }
   return id;
+}
+
+// A pooled slot made a new flow with no links, no rate and no callbacks yet.
+FlowNetwork::Flow& FlowNetwork::reset_flow(std::uint32_t slot, FlowId id, TimePs latency, double bytes, double max_rate,
+                                           TimePs updated_at) {
+  Flow& flow = slots_[slot];
+  flow.id = id;
+  flow.links.clear();
+  flow.counted.clear();
+  flow.shares.clear();
+  flow.counted_shares.clear();
+  flow.latency = latency;
+  flow.remaining_bytes = bytes;
+  flow.rate = 0.0;
+  flow.max_rate = max_rate;
+  flow.updated_at = updated_at;
+  flow.group = kNoGroup;
+  return flow;
+}
+
+// The rate a flow gets with no other flow on its links: its slowest link's
+// capacity over its share there, or its own cap.
+double FlowNetwork::alone_rate(std::span<const LinkId> links, std::span<const double> shares, double max_rate) const {
+  double rate = max_rate;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    rate = std::min(rate, shares.empty() ? capacity_[links[i]] : capacity_[links[i]] / shares[i]);
+  }
+  return rate;
 }
 
 // Splits a spread path's shares as start() split its links (all-ones
@@ -234,14 +251,7 @@ const std::vector<double>& FlowNetwork::alone_rates() {
   alone_rates_.clear();
   for (const FlowRef& ref : component_) {
     const Flow& flow = slots_[ref.slot];
-    double rate = flow.max_rate;
-    if (flow.shares.empty()) {
-      for (LinkId link : flow.links) rate = std::min(rate, capacity_[link]);
-    } else {
-      for (std::size_t i = 0; i < flow.links.size(); ++i)
-        rate = std::min(rate, capacity_[flow.links[i]] / flow.shares[i]);
-    }
-    alone_rates_.push_back(rate);
+    alone_rates_.push_back(alone_rate(flow.links, flow.shares, flow.max_rate));
   }
   return alone_rates_;
 }

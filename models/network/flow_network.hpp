@@ -188,6 +188,8 @@ class FlowNetwork {
     TimePs held_until = 0;
   };
 
+  Flow& reset_flow(std::uint32_t slot, FlowId id, TimePs latency, double bytes, double max_rate, TimePs updated_at);
+  double alone_rate(std::span<const LinkId> links, std::span<const double> shares, double max_rate) const;
   bool take_shares(const Path& path, Flow& flow) const;
   void release_slot(std::uint32_t slot);
   void next_mark_epoch();

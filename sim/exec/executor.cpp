@@ -187,7 +187,7 @@ ExecutionResult Executor::replay_once() {
   ranks_.assign(trace_.ranks.size(), RankState{});
   open_calls_.assign(trace_.groups.size(), OpenCalls{});
   group_requests_.assign(trace_.groups.size(), CollectiveRequest{});
-  group_memos_.assign(trace_.groups.size(), CollectiveMemo{});
+  group_memos_.assign(trace_.groups.size(), CollectiveRunner::Memo{});
   group_across_nodes_.assign(trace_.groups.size(), false);
   calls_.clear();
   transfers_.clear();

@@ -253,10 +253,10 @@ class Executor {
   std::map<std::pair<std::uint32_t, const GpuSpec*>, KernelTimes> kernel_times_;
   std::unique_ptr<std::pmr::memory_resource> counter_memory_;  // the ranks' dependency counters
   std::vector<RankState> ranks_;
-  std::vector<OpenCalls> open_calls_;              // per group
-  std::vector<CollectiveRequest> group_requests_;  // per group, built on first use
-  std::vector<CollectiveMemo> group_memos_;        // per group: its last plans (CollectiveRunner::start_at)
-  std::vector<std::uint8_t> group_across_nodes_;   // per group, with its request: members on several nodes
+  std::vector<OpenCalls> open_calls_;                // per group
+  std::vector<CollectiveRequest> group_requests_;    // per group, built on first use
+  std::vector<CollectiveRunner::Memo> group_memos_;  // per group: its last plans
+  std::vector<std::uint8_t> group_across_nodes_;     // per group, with its request: members on several nodes
   SlotPool<CollectiveCallState> calls_;
   std::unordered_map<std::uint64_t, PendingPeer> pending_peers_;  // by (sender << 32 | receiver)
   // A send and its receive, paired and moving (or about to).

@@ -226,7 +226,7 @@ TEST_CASE("collective tuning is loaded with its figures", "[network][collective]
 TEST_CASE("a group's memo plans as the caches do and forgets its plans when the topology changes",
           "[network][collective]") {
   NvSwitchNode memoised(8), plain(8);
-  CollectiveMemo memo;
+  CollectiveRunner::Memo memo;
   struct Call {
     CollectiveOp op;
     double bytes;
@@ -235,7 +235,7 @@ TEST_CASE("a group's memo plans as the caches do and forgets its plans when the 
   const std::vector<Call> calls{{CollectiveOp::all_gather, 32e6},     {CollectiveOp::reduce_scatter, 32e6},
                                 {CollectiveOp::all_gather, 32e6},     {CollectiveOp::all_reduce, 64e3},
                                 {CollectiveOp::reduce_scatter, 32e6}, {CollectiveOp::all_reduce, 64e3}};
-  auto run = [](NvSwitchNode& node, const Call& call, CollectiveMemo* memo) {
+  auto run = [](NvSwitchNode& node, const Call& call, CollectiveRunner::Memo* memo) {
     TimePs done = -1;
     const auto choice = node.runner.start_at(
         node.engine.now(), {call.op, node.members, call.bytes}, [&] { done = node.engine.now(); }, memo);

@@ -2,6 +2,7 @@
 // give: the same drain times and the same bytes and busy time per link,
 // whether they stay alone or another flow arrives on their links.
 #include <catch2/catch.hpp>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -35,18 +36,35 @@ std::vector<Bandwidth> capacities() {
   return {Bandwidth{100 * kHoldGBps}, Bandwidth{40 * kHoldGBps}, Bandwidth{80 * kHoldGBps}};
 }
 
-// The same flows started now as one ordinary batch; their drains by index
-// fill the map as they happen.
-std::shared_ptr<std::map<std::uint32_t, TimePs>> start_ordinary(Engine& engine, FlowNetwork& net,
-                                                                const std::vector<Path>& paths,
-                                                                const std::vector<double>& bytes,
-                                                                const std::vector<double>& caps) {
+// Flows to start as one set: held in one network, ordinary in the other.
+struct FlowSet {
+  std::vector<Path> paths;
+  std::vector<double> bytes;
+  std::vector<double> caps;
+  std::vector<const Path*> pointers() const {
+    std::vector<const Path*> out;
+    for (const Path& path : paths) out.push_back(&path);
+    return out;
+  }
+};
+
+// Two flows, on link 0 and on link 1, each with no cap of its own.
+FlowSet on_links_0_and_1(double bytes0, double bytes1) {
+  return FlowSet{{Path{{0}, 0, {}}, Path{{1}, 0, {}}}, {bytes0, bytes1}, {kHoldNoCap, kHoldNoCap}};
+}
+
+// The same flows started now as one ordinary batch (with whatever
+// `also_in_batch` starts beside them); their drains by index fill the map as
+// they happen.
+std::shared_ptr<std::map<std::uint32_t, TimePs>> start_ordinary(Engine& engine, FlowNetwork& net, const FlowSet& set,
+                                                                const std::function<void()>& also_in_batch = {}) {
   auto drains = std::make_shared<std::map<std::uint32_t, TimePs>>();
   net.begin_batch();
-  for (std::uint32_t i = 0; i < paths.size(); ++i) {
+  for (std::uint32_t i = 0; i < set.paths.size(); ++i) {
     net.start(
-        paths[i], bytes[i], {}, [&engine, drains, i] { (*drains)[i] = engine.now(); }, caps[i]);
+        set.paths[i], set.bytes[i], {}, [&engine, drains, i] { (*drains)[i] = engine.now(); }, set.caps[i]);
   }
+  if (also_in_batch) also_in_batch();
   net.end_batch();
   return drains;
 }
@@ -69,21 +87,20 @@ void check_same_links(const FlowNetwork& a, const FlowNetwork& b) {
 using flow_hold_test::capacities;
 using flow_hold_test::check_same_links;
 using flow_hold_test::DrainLog;
+using flow_hold_test::FlowSet;
 using flow_hold_test::kHoldGBps;
 using flow_hold_test::kHoldNoCap;
+using flow_hold_test::on_links_0_and_1;
 using flow_hold_test::Pair;
 using flow_hold_test::start_ordinary;
 
 TEST_CASE("flows held alone drain when ordinary flows would and leave the same link counts", "[network][flow]") {
   Pair pair;
-  const std::vector<Path> paths{Path{{0}, 0, {}}, Path{{1, 2}, 0, {}}};
-  const std::vector<double> bytes{1e9, 3e9};
-  const std::vector<double> caps{kHoldNoCap, 25 * kHoldGBps};
+  const FlowSet set{{Path{{0}, 0, {}}, Path{{1, 2}, 0, {}}}, {1e9, 3e9}, {kHoldNoCap, 25 * kHoldGBps}};
   DrainLog log(pair.held_engine);
-  const std::vector<const Path*> path_ptrs{&paths[0], &paths[1]};
-  REQUIRE(pair.held.start_held(path_ptrs, bytes, caps, log, 7));
+  REQUIRE(pair.held.start_held(set.pointers(), set.bytes, set.caps, log, 7));
   CHECK(pair.held.active_flows() == 0);  // not in the sharing machinery
-  const auto plain = start_ordinary(pair.plain_engine, pair.plain, paths, bytes, caps);
+  const auto plain = start_ordinary(pair.plain_engine, pair.plain, set);
   pair.held_engine.run_until(50 * kPsPerMs);
   pair.plain_engine.run_until(50 * kPsPerMs);
   check_same_links(pair.held, pair.plain);  // one flow drained, one running
@@ -99,12 +116,9 @@ TEST_CASE("flows held alone drain when ordinary flows would and leave the same l
 
 TEST_CASE("a flow onto a held link shares it as if the held flows had been ordinary", "[network][flow]") {
   Pair pair;
-  const std::vector<Path> paths{Path{{0}, 0, {}}, Path{{1}, 0, {}}};
-  const std::vector<double> bytes{2e9, 1e9};
-  const std::vector<double> caps{kHoldNoCap, kHoldNoCap};
-  const std::vector<const Path*> path_ptrs{&paths[0], &paths[1]};
+  const FlowSet set = on_links_0_and_1(2e9, 1e9);
   DrainLog log(pair.held_engine);
-  REQUIRE(pair.held.start_held(path_ptrs, bytes, caps, log, 0));
+  REQUIRE(pair.held.start_held(set.pointers(), set.bytes, set.caps, log, 0));
   TimePs held_newcomer = -1, plain_newcomer = -1;
   // At 5 ms a second flow joins link 0 (and crosses link 2).
   pair.held_engine.schedule_at(5 * kPsPerMs, [&] {
@@ -113,7 +127,7 @@ TEST_CASE("a flow onto a held link shares it as if the held flows had been ordin
   pair.plain_engine.schedule_at(5 * kPsPerMs, [&] {
     pair.plain.start(Path{{2, 0}, 0, {}}, 1e9, [&] { plain_newcomer = pair.plain_engine.now(); });
   });
-  const auto plain = start_ordinary(pair.plain_engine, pair.plain, paths, bytes, caps);
+  const auto plain = start_ordinary(pair.plain_engine, pair.plain, set);
   pair.held_engine.run();
   pair.plain_engine.run();
 
@@ -125,15 +139,12 @@ TEST_CASE("a flow onto a held link shares it as if the held flows had been ordin
 
 TEST_CASE("a held flow already drained is reported at its own drain when its set turns ordinary", "[network][flow]") {
   Pair pair;
-  const std::vector<Path> paths{Path{{0}, 0, {}}, Path{{1}, 0, {}}};
-  const std::vector<double> bytes{1e9, 4e9};  // 10 ms and 100 ms alone
-  const std::vector<double> caps{kHoldNoCap, kHoldNoCap};
-  const std::vector<const Path*> path_ptrs{&paths[0], &paths[1]};
+  const FlowSet set = on_links_0_and_1(1e9, 4e9);  // 10 ms and 100 ms alone
   DrainLog log(pair.held_engine);
-  REQUIRE(pair.held.start_held(path_ptrs, bytes, caps, log, 0));
+  REQUIRE(pair.held.start_held(set.pointers(), set.bytes, set.caps, log, 0));
   pair.held_engine.schedule_at(30 * kPsPerMs, [&] { pair.held.start(Path{{1}, 0, {}}, 1e9, {}); });
   pair.plain_engine.schedule_at(30 * kPsPerMs, [&] { pair.plain.start(Path{{1}, 0, {}}, 1e9, {}); });
-  const auto plain = start_ordinary(pair.plain_engine, pair.plain, paths, bytes, caps);
+  const auto plain = start_ordinary(pair.plain_engine, pair.plain, set);
   pair.held_engine.run();
   pair.plain_engine.run();
 
@@ -170,24 +181,17 @@ TEST_CASE("flows are not held where they would not run alone", "[network][flow]"
 
 TEST_CASE("a held set broken up within its own batch joins the batch as ordinary flows", "[network][flow]") {
   Pair pair;
-  const std::vector<Path> paths{Path{{0}, 0, {}}, Path{{1}, 0, {}}};
-  const std::vector<double> bytes{2e9, 1e9};
-  const std::vector<double> caps{kHoldNoCap, kHoldNoCap};
-  const std::vector<const Path*> path_ptrs{&paths[0], &paths[1]};
+  const FlowSet set = on_links_0_and_1(2e9, 1e9);
   const Path newcomer{{2, 0}, 0, {}};
   DrainLog log(pair.held_engine);
   TimePs held_newcomer = -1, plain_newcomer = -1;
   pair.held.begin_batch();
-  REQUIRE(pair.held.start_held(path_ptrs, bytes, caps, log, 0));
+  REQUIRE(pair.held.start_held(set.pointers(), set.bytes, set.caps, log, 0));
   pair.held.start(newcomer, 1e9, [&] { held_newcomer = pair.held_engine.now(); });
   pair.held.end_batch();
-  auto plain = std::make_shared<std::map<std::uint32_t, TimePs>>();
-  pair.plain.begin_batch();
-  for (std::uint32_t i = 0; i < paths.size(); ++i) {
-    pair.plain.start(paths[i], bytes[i], {}, [&, i] { (*plain)[i] = pair.plain_engine.now(); });
-  }
-  pair.plain.start(newcomer, 1e9, [&] { plain_newcomer = pair.plain_engine.now(); });
-  pair.plain.end_batch();
+  const auto plain = start_ordinary(pair.plain_engine, pair.plain, set, [&] {
+    pair.plain.start(newcomer, 1e9, [&] { plain_newcomer = pair.plain_engine.now(); });
+  });
   pair.held_engine.run();
   pair.plain_engine.run();
 
