@@ -11,6 +11,7 @@
 #include "models/network/system_collective_topology.hpp"
 #include "sim/core/clock_overflow.hpp"
 #include "sim/core/run_arena.hpp"
+#include "sim/core/streaming_store.hpp"
 #include "sim/exec/compute_bound.hpp"
 #include "sim/exec/host_endpoints.hpp"
 #include "sim/exec/pageable_staging.hpp"
@@ -208,6 +209,7 @@ ExecutionResult Executor::replay_once() {
     for (std::size_t s = 0; s < kStreamCount; ++s) try_start_stream(r, s);
   }
   replay();
+  fence_streaming_stores();
   if (fold_broken_) return {};
 
   for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
@@ -417,7 +419,7 @@ bool Executor::waits_for(const ProgramShape& shape, OpIndex op, OpIndex dependen
 // at `end`, stream by stream as finish_op would start them.
 void Executor::settle_kernel(std::uint32_t rank, OpIndex op, TimePs end) {
   RankState& state = ranks_[rank];
-  state.timing[op] = OpTiming{state.stream_start[stream_index(Stream::compute)], end};
+  store_streaming(state.timing[op], OpTiming{state.stream_start[stream_index(Stream::compute)], end});
   ++state.stream_head[stream_index(Stream::compute)];
   const ProgramShape& shape = *state.shape;
   std::array<std::optional<OpIndex>, kStreamCount> released;
@@ -705,13 +707,13 @@ void Executor::finish_transfer(std::uint32_t transfer) {
 }
 
 void Executor::record_meeting(std::uint32_t rank, OpIndex op, const Rendezvous& meeting) {
-  result_.meetings[rank][ranks_[rank].shape->meeting_position[op]] = meeting;
+  store_streaming(result_.meetings[rank][ranks_[rank].shape->meeting_position[op]], meeting);
 }
 
 void Executor::finish_op(std::uint32_t rank, OpIndex op) {
   RankState& state = ranks_[rank];
   const std::size_t stream = stream_index(state.shape->brief[op].stream);
-  state.timing[op] = OpTiming{state.stream_start[stream], engine_.now()};
+  store_streaming(state.timing[op], OpTiming{state.stream_start[stream], engine_.now()});
   state.stream_busy[stream] = false;
   ++state.stream_head[stream];
   const ProgramShape& shape = *state.shape;
