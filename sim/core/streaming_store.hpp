@@ -3,8 +3,8 @@
 // replay runs and read only after it: the per-op timings of a 16,384-rank
 // replay fill 1.3 GB, one rank's few lines at a time, 16,383 other ranks
 // apart. An ordinary store first reads its line into the cache and evicts
-// a line the replay will touch again; a streaming store does neither (10 %
-// of that replay, bench/large_runs.sh). The writer calls
+// a line the replay will touch again; a streaming store does neither (some
+// 7 % of that replay, bench/large_runs.sh). The writer calls
 // fence_streaming_stores() before the arrays are read on another thread.
 #include <cstddef>
 #include <cstring>
