@@ -19,14 +19,13 @@ Nothing is fitted here: it is the evidence docs/accuracy.md reads.
 """
 import csv
 import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
 
 from fit_framework_factor import ROOT
+from vtrain_small_tp import WORKLOAD, step_ms
 
 CONFIG = """name: vTrain multi-node row {i}
 system:
@@ -37,18 +36,7 @@ system:
     - {{template: dgx_a100, count: {nodes}}}
   fabric: {{kind: fat_tree, tiers: 2, radix: 64, oversubscription: 1, rail_optimised: true, link: infiniband_edr,
            nics: "nic[*]"}}
-workload:
-  model: {{layers: {l}, hidden: {h}, heads: {a}, ffn: {ffn}, vocab: 50304, seq_len: {s}, position: learned,
-          norm: layernorm, bias: true, tied_embeddings: true}}
-  parallel: {{data: {dp}, tensor: {tp}, pipeline: {pp}}}
-  micro_batch: {mb}
-  global_batch: {gb}
-  precision: fp16
-  activation_recompute: full
-  attention: unfused
-  dropout: 0.1
-  framework: megatron-lm
-"""
+""" + WORKLOAD
 
 
 def rows(path):
@@ -62,14 +50,8 @@ def rows(path):
 
 
 def simulate(simctl, row, i, scratch):
-    path = os.path.join(scratch, "row.yaml")
-    with open(path, "w") as f:
-        f.write(CONFIG.format(i=i, root=ROOT, nodes=row["gpus"] // 8, ffn=4 * row["h"], **row))
-    out = subprocess.run([simctl, "run", path], capture_output=True, text=True)
-    m = re.search(r"Step time\s+([\d.]+) ms", out.stdout)
-    if not m:
-        print(f"row {i}: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 'no step time'}")
-    return float(m.group(1)) if m else None
+    config = CONFIG.format(i=i, root=ROOT, nodes=row["gpus"] // 8, ffn=4 * row["h"], **row)
+    return step_ms(simctl, config, scratch)
 
 
 def summarise(label, errors):

@@ -28,9 +28,9 @@ from collections import defaultdict
 
 from fit_framework_factor import ROOT, overlay_framework
 
-CONFIG = """name: vTrain row {i}
-system: {root}/configs/systems/dgx_a100.yaml
-workload:
+# The row's model and plan as Megatron-DeepSpeed ran vTrain's sets; also
+# vtrain_multi_node.py's.
+WORKLOAD = """workload:
   model: {{layers: {l}, hidden: {h}, heads: {a}, ffn: {ffn}, vocab: 50304, seq_len: {s}, position: learned,
           norm: layernorm, bias: true, tied_embeddings: true}}
   parallel: {{data: {dp}, tensor: {tp}, pipeline: {pp}}}
@@ -42,6 +42,9 @@ workload:
   dropout: 0.1
   framework: megatron-lm
 """
+CONFIG = """name: vTrain row {i}
+system: {root}/configs/systems/dgx_a100.yaml
+""" + WORKLOAD
 
 
 def rows(path):
@@ -54,14 +57,22 @@ def rows(path):
                        pp=int(pp), ms=float(t))
 
 
-def simulate(simctl, data_dir, row, i, scratch):
+def step_ms(simctl, config, scratch, data_dir=ROOT):
+    """The simulated step of a run config's text, or None (with simctl's
+    last error line printed) when it does not run."""
     path = os.path.join(scratch, "row.yaml")
     with open(path, "w") as f:
-        f.write(CONFIG.format(i=i, root=data_dir, ffn=4 * row["h"], **row))
+        f.write(config)
     env = dict(os.environ, SIMCTL_DATA_DIR=data_dir)
-    out = subprocess.run([simctl, "run", path], capture_output=True, text=True, env=env).stdout
-    m = re.search(r"Step time\s+([\d.]+) ms", out)
+    out = subprocess.run([simctl, "run", path], capture_output=True, text=True, env=env)
+    m = re.search(r"Step time\s+([\d.]+) ms", out.stdout)
+    if not m:
+        print(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "no step time")
     return float(m.group(1)) if m else None
+
+
+def simulate(simctl, data_dir, row, i, scratch):
+    return step_ms(simctl, CONFIG.format(i=i, root=data_dir, ffn=4 * row["h"], **row), scratch, data_dir)
 
 
 def main():
