@@ -106,6 +106,7 @@ PassShape plan_shape(const WorkloadSpec& spec) {
   p.tp_comm_overlap = spec.parallel.tp_comm_overlap;
   p.async_tp = spec.parallel.async_tp;
   p.tp_async_backward = spec.tp_async_backward;
+  p.tp_sequence_dim_copies = spec.tp_sequence_dim_copies && spec.micro_batch > 1;
   p.expert = spec.parallel.expert;
   p.context = spec.parallel.context;
   p.context_algorithm = spec.parallel.context_algorithm;

@@ -1,5 +1,7 @@
 #include "workloads/transformer_ops.hpp"
 
+#include <optional>
+
 #include "workloads/activation_checkpointing.hpp"
 #include "workloads/eager_op_chains.hpp"
 #include "workloads/op_costs.hpp"
@@ -122,12 +124,37 @@ double sp_gather_bytes(const PassGeometry& g, bool fp8_operand) {
   return fp8 ? g.hidden_elements() * bytes_per_element(linear_dtype(g.p)) : g.activation_bytes();
 }
 
+// torch's chunk-and-cat of a batch-first tensor around an SP collective
+// (frameworks.yaml, tp_sequence_dim_copies): the whole tensor read and written.
+void append_sequence_dim_copy(const std::string& name, OpPhase phase, double tensor_bytes, OpList& out) {
+  ComputeWork copy;
+  copy.kind = ComputeKind::elementwise;
+  copy.memory_bytes = 2.0 * tensor_bytes;
+  out.compute(name, phase, copy);
+}
+
+// AsyncTP's fused all-gather matmul returns the gathered tensor as a view
+// with the sequence dimension moved back (torch/distributed/_symmetric_memory
+// _fused_all_gather_matmul_impl: A_flat unflattened and movedim'd), strided
+// whenever a micro-batch holds more than one sequence; the weight gradient
+// that reads it as a [tokens, hidden] matrix copies it first (frameworks.yaml,
+// tp_sequence_dim_copies).
+void append_strided_gather_copy(const PassGeometry& g, const std::string& name, bool fp8_operand, OpList& out) {
+  if (!g.p.tp_sequence_dim_copies || !g.tensor_parallel() || !g.p.sequence) return;
+  append_sequence_dim_copy(name, OpPhase::backward, sp_gather_bytes(g, fp8_operand), out);
+}
+
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
                            int consumer_offset = 0, bool fp8_operand = false, bool overlapped = false) {
-  if (g.tensor_parallel() && g.p.sequence) {
-    out.comm(name, phase, CollectiveOp::all_gather, sp_gather_bytes(g, fp8_operand), consumer_offset,
-             ModelGroup::tensor, overlapped);
+  if (!g.tensor_parallel() || !g.p.sequence) return;
+  const double bytes = sp_gather_bytes(g, fp8_operand);
+  if (g.p.tp_sequence_dim_copies && !overlapped) {
+    // The cat waits for the gather at once; what reads the tensor reads the copy.
+    out.comm(name, phase, CollectiveOp::all_gather, bytes, 0, ModelGroup::tensor, false);
+    append_sequence_dim_copy(name + ".chunk_cat", phase, bytes, out);
+    return;
   }
+  out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset, ModelGroup::tensor, overlapped);
 }
 
 // The hidden-wide input of a column-parallel linear (QKV, MLP up) or output
@@ -159,6 +186,9 @@ void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPha
                            int consumer_offset = 0, bool overlapped = false) {
   if (!g.tensor_parallel()) return;
   const CollectiveOp op = g.p.sequence ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+  if (g.p.sequence && g.p.tp_sequence_dim_copies && !overlapped) {
+    append_sequence_dim_copy(name + ".chunk_cat", phase, g.activation_bytes(), out);
+  }
   out.comm(name, phase, op, g.activation_bytes(), consumer_offset, ModelGroup::tensor, overlapped);
 }
 
@@ -259,22 +289,53 @@ void append_block_forward(const PassGeometry& g, std::int64_t l, OpPhase phase, 
   append_fp8_scale_update(g, at + "fp8.scale_update", phase, out);
 }
 
+// The policy's save list (torchtitan's _save_list) holds the matmuls,
+// SDPA and reduce_scatter_tensor, not all_gather_into_tensor: under SP a
+// column-parallel input gathered in forward is gathered again before the
+// block's backward, whose weight gradients read it. Under AsyncTP Inductor
+// fuses that gather with the first re-run matmul it feeds (wk, w3), as in
+// the forward; returns that matmul's index, which is then not re-run apart.
+std::optional<std::size_t> regather_column_input(const PassGeometry& g, const std::string& at,
+                                                 const std::string& region, const std::string& linear,
+                                                 std::int64_t columns, const std::vector<BlockMatmul>& mms,
+                                                 std::size_t first, std::size_t last, OpList& out) {
+  if (!g.tensor_parallel() || !g.p.sequence) return std::nullopt;
+  const OpPhase bw = OpPhase::backward;
+  if (async_tp_overlap(g)) {
+    for (std::size_t i = first; i < last; ++i) {
+      if (selective_op_saves(i)) continue;
+      const Linear lin{at + mms[i].name, mms[i].n, mms[i].k, linear_dtype(g.p)};
+      overlapped_column_forward(g, at + region + ".all_gather", lin, bw, out);
+      return i;
+    }
+  }
+  column_parallel_input(g, at, region, linear, columns, bw, out);
+  return std::nullopt;
+}
+
 // torchtitan's op-level selective AC re-runs, before a block's backward,
 // what its policy did not save (activation_checkpointing.hpp): the norms,
-// RoPE, the SwiGLU/GeLU and the residual adds, and every second matmul.
+// RoPE, the SwiGLU/GeLU and the residual adds, every second matmul, and
+// with SP the two gathers of the norms' outputs.
 void append_selective_op_recompute(const PassGeometry& g, std::int64_t l, OpList& out) {
   const std::string at = layer_prefix(l, "recompute.");
   const OpPhase bw = OpPhase::backward;
+  const auto mms = block_matmuls(g.p.model, g.p.tensor);
+  const std::size_t mlp_up = 4, mlp_down = mms.size() - 1;  // wq wk wv wo, then w1 (w3) and w2
   append_norm_forward(g, at + "ln1", bw, out);
+  const auto attn_fused = regather_column_input(g, at, "attn", "qkv", g.local_qkv_columns(), mms, 0, mlp_up, out);
   append_rope(g, at + "rope", bw, out);
   append_repeat_kv(g, at, bw, false, out);
   append_attention_output_copy(g, at + "attention_out.contiguous", bw, out);
   out.compute(at + "residual1", bw, residual_add(g));
   append_norm_forward(g, at + "ln2", bw, out);
+  const auto mlp_fused =
+      regather_column_input(g, at, "mlp", "mlp_up", g.local_mlp_up_columns(), mms, mlp_up, mlp_down, out);
   append_activation_forward(g, at + activation_name(g.p.model), bw, out);
-  const auto mms = block_matmuls(g.p.model, g.p.tensor);
   for (std::size_t i = 0; i < mms.size(); ++i) {
-    if (!selective_op_saves(i)) out.compute(at + mms[i].name, bw, forward_gemm(g, mms[i].n, mms[i].k, g.p.dtype));
+    if (selective_op_saves(i) || attn_fused == i || mlp_fused == i) continue;
+    // A Float8Linear re-runs its matmul in fp8, as in the forward.
+    out.compute(at + mms[i].name, bw, forward_gemm(g, mms[i].n, mms[i].k, linear_dtype(g.p)));
   }
 }
 
@@ -308,6 +369,7 @@ void saved_input_column_backward(const PassGeometry& g, const Linear& lin, std::
   const OpPhase bw = OpPhase::backward;
   const ComputeWork dgrad = dgrad_gemm(g, lin.n, lin.k, lin.operands);
   const ComputeWork wgrad = wgrad_gemm(g, lin.n, lin.k, lin.operands);
+  if (async_tp) append_strided_gather_copy(g, lin.name + ".input.contiguous", low_precision_operand(lin.operands), out);
   if (async_tp && lin.input_grad_terms == 1) {
     gemm_then_scatter(g, lin.name + ".dgrad", lin.name + ".dgrad.reduce", bw, dgrad, out);
     out.compute(lin.name + ".wgrad", bw, wgrad, std::move(grads));
@@ -373,6 +435,7 @@ void row_parallel_backward(const PassGeometry& g, const Linear& lin, std::vector
     if (fp8) append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", g.sequence_rows(), g.p.model.hidden, out);
     gather_then_gemm(g, lin.name + ".grad.all_gather", lin.name + ".dgrad", bw,
                      dgrad_gemm(g, lin.n, lin.k, lin.operands), sp_gather_bytes(g, fp8), out);
+    if (lin.trains && async_tp_overlap(g)) append_strided_gather_copy(g, lin.name + ".grad.contiguous", fp8, out);
   } else {
     gather_fp8_operand(g, lin.name + ".grad.all_gather", bw, out, [&](double rows) {
       append_fp8_grad_cast(g, lin.name + ".grad.fp8_cast", rows, g.p.model.hidden, out);

@@ -100,6 +100,9 @@ struct PassShape {
   // GEMM, input gradient reduced beside the wgrad GEMM), or, false,
   // DTensor's (gathered input saved, reduction after both GEMMs).
   bool tp_async_backward = true;
+  // Each plain SP collective also copies the whole tensor (batch-first
+  // activations sharded on dim 1, more than one sequence a micro-batch).
+  bool tp_sequence_dim_copies = false;
   std::int64_t context = 1;  // CP degree: the sequence split this many ways (context_parallel.hpp)
   ContextAlgorithm context_algorithm = ContextAlgorithm::ring;
   // The loss runs in fp32 on an upcast copy of the logits (PyTorch autocast's

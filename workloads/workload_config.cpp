@@ -294,6 +294,7 @@ void apply_framework_entry(const ConfigNode& entry, WorkloadSpec& spec) {
   spec.optimizer_fused = entry.bool_or("optimizer_fused", spec.optimizer_fused);
   spec.eager_op_chains = entry.bool_or("eager_op_chains", spec.eager_op_chains);
   spec.tp_async_backward = entry.bool_or("tp_async_backward", spec.tp_async_backward);
+  spec.tp_sequence_dim_copies = entry.bool_or("tp_sequence_dim_copies", spec.tp_sequence_dim_copies);
   spec.framework_compiles = entry.bool_or("torch_compile", spec.framework_compiles);
   if (entry.has("fp8_scaling")) spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
   if (auto layouts = entry.optional_child("fp8_transposes_by_architecture")) {

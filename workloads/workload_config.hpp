@@ -206,6 +206,9 @@ struct WorkloadSpec {
   // tp_async_backward): Megatron's re-gather and reduction beside the GEMMs,
   // or DTensor's saved gathered input and reduction after them.
   bool tp_async_backward = true;
+  // SP shards dim 1 of batch-first activations (frameworks.yaml,
+  // tp_sequence_dim_copies): a copy of the whole tensor per SP collective.
+  bool tp_sequence_dim_copies = false;
   bool compile = false;
   // How the framework's fp8 linears find their scales, where `fp8.scaling`
   // does not say (TE's delayed scaling; torchao's dynamic under torchtitan).
