@@ -25,4 +25,11 @@ ComputeWork streaming_work(ComputeKind kind, DType dtype, double elements, doubl
   return w;
 }
 
+ComputeWork byte_stream(double bytes_per_tensor, double tensors_touched) {
+  ComputeWork w;
+  w.kind = ComputeKind::elementwise;
+  w.memory_bytes = bytes_per_tensor * tensors_touched;
+  return w;
+}
+
 }  // namespace simctl

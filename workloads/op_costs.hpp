@@ -16,6 +16,11 @@ ComputeWork gemm_work(std::int64_t m, std::int64_t n, std::int64_t k, DType dtyp
 ComputeWork streaming_work(ComputeKind kind, DType dtype, double elements, double flops_per_element,
                            double tensors_touched);
 
+// A copy given in bytes, where the caller knows the tensor's size but not
+// its dtype (a gather's may be bf16 or fp8): `bytes_per_tensor` through
+// each of the `tensors_touched` tensors it reads or writes, no FLOPs.
+ComputeWork byte_stream(double bytes_per_tensor, double tensors_touched);
+
 // Cross-entropy over the logits, FLOPs per logit: forward max, subtract, exp,
 // sum, log-normalise; backward softmax - one_hot, scaled.
 inline constexpr double kLossForwardFlops = 5.0;

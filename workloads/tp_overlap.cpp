@@ -19,16 +19,6 @@ ComputeWork row_chunk(const ComputeWork& gemm, std::int64_t chunks, int comm_sms
 
 std::string chunk_name(const std::string& base, std::int64_t c) { return base + ".chunk" + std::to_string(c); }
 
-// A copy into the symmetric buffer, given in bytes (the gather's dtype, bf16
-// or fp8, is not known here): `bytes_per_tensor` through each of the
-// `tensors_touched` tensors it reads or writes.
-ComputeWork byte_stream(double bytes_per_tensor, double tensors_touched) {
-  ComputeWork w;
-  w.kind = ComputeKind::elementwise;
-  w.memory_bytes = bytes_per_tensor * tensors_touched;
-  return w;
-}
-
 // AsyncTP's fused matmul reduce-scatter: each peer's row chunk is computed
 // and sent to it; the rank's own chunk comes last, then the sum of the tp
 // partial shards (read tp, write one, in the activations' dtype).

@@ -126,12 +126,7 @@ double sp_gather_bytes(const PassGeometry& g, bool fp8_operand) {
 
 // torch's chunk-and-cat of a batch-first tensor around an SP collective
 // (frameworks.yaml, tp_sequence_dim_copies): the whole tensor read and written.
-void append_sequence_dim_copy(const std::string& name, OpPhase phase, double tensor_bytes, OpList& out) {
-  ComputeWork copy;
-  copy.kind = ComputeKind::elementwise;
-  copy.memory_bytes = 2.0 * tensor_bytes;
-  out.compute(name, phase, copy);
-}
+ComputeWork sequence_dim_copy(double tensor_bytes) { return byte_stream(tensor_bytes, 2.0); }
 
 // AsyncTP's fused all-gather matmul returns the gathered tensor as a view
 // with the sequence dimension moved back (torch/distributed/_symmetric_memory
@@ -139,9 +134,10 @@ void append_sequence_dim_copy(const std::string& name, OpPhase phase, double ten
 // whenever a micro-batch holds more than one sequence; the weight gradient
 // that reads it as a [tokens, hidden] matrix copies it first (frameworks.yaml,
 // tp_sequence_dim_copies).
+// Its callers run AsyncTP, so TP with SP holds.
 void append_strided_gather_copy(const PassGeometry& g, const std::string& name, bool fp8_operand, OpList& out) {
-  if (!g.p.tp_sequence_dim_copies || !g.tensor_parallel() || !g.p.sequence) return;
-  append_sequence_dim_copy(name, OpPhase::backward, sp_gather_bytes(g, fp8_operand), out);
+  if (g.p.tp_sequence_dim_copies)
+    out.compute(name, OpPhase::backward, sequence_dim_copy(sp_gather_bytes(g, fp8_operand)));
 }
 
 void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPhase phase, OpList& out,
@@ -151,7 +147,7 @@ void enter_parallel_region(const PassGeometry& g, const std::string& name, OpPha
   if (g.p.tp_sequence_dim_copies && !overlapped) {
     // The cat waits for the gather at once; what reads the tensor reads the copy.
     out.comm(name, phase, CollectiveOp::all_gather, bytes, 0, ModelGroup::tensor, false);
-    append_sequence_dim_copy(name + ".chunk_cat", phase, bytes, out);
+    out.compute(name + ".chunk_cat", phase, sequence_dim_copy(bytes));
     return;
   }
   out.comm(name, phase, CollectiveOp::all_gather, bytes, consumer_offset, ModelGroup::tensor, overlapped);
@@ -187,7 +183,7 @@ void leave_parallel_region(const PassGeometry& g, const std::string& name, OpPha
   if (!g.tensor_parallel()) return;
   const CollectiveOp op = g.p.sequence ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
   if (g.p.sequence && g.p.tp_sequence_dim_copies && !overlapped) {
-    append_sequence_dim_copy(name + ".chunk_cat", phase, g.activation_bytes(), out);
+    out.compute(name + ".chunk_cat", phase, sequence_dim_copy(g.activation_bytes()));
   }
   out.comm(name, phase, op, g.activation_bytes(), consumer_offset, ModelGroup::tensor, overlapped);
 }
