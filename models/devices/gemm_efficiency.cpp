@@ -91,9 +91,28 @@ double generic_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t kv_len, 
   return efficiency;
 }
 
-}  // namespace
+// The query rows (forward) or key rows (backward) of one (batch, head) that
+// one thread block of a fused attention kernel takes: FlashAttention-2's
+// kBlockM and kBlockN for head dims up to 128. cuDNN's Hopper kernels behave
+// alike: on the H200 their per-call times are flat from 2 to 16 heads of 1024
+// tokens (16 to 128 blocks on 132 SMs) and rise beyond
+// (models/devices/measured/nvidia_h200_small_models_2026-11-28.json).
+constexpr std::int64_t kAttentionTileRows = 128;
 
-double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work) {
+// The fraction of the SMs a fused attention kernel's blocks occupy, at most
+// 1. Each block runs its loop over the keys (or queries) on one SM, so a
+// kernel with fewer blocks than SMs takes as long as a full wave would: a
+// small model's few heads, or a decoder's micro-batch of one, leave most of
+// the GPU idle. A decode kernel (fewer query rows than a tile) splits the
+// keys over blocks instead (FlashDecoding), so it is not counted here.
+double attention_fill(const GpuSpec& gpu, const ComputeWork& work) {
+  const std::int64_t rows = work.backward ? work.n : work.m;
+  if (rows < kAttentionTileRows || work.batch <= 0 || gpu.compute.sm_count <= 0) return 1.0;
+  const std::int64_t blocks = work.batch * ceil_div(rows, kAttentionTileRows);
+  return std::min(1.0, static_cast<double>(blocks) / static_cast<double>(gpu.compute.sm_count));
+}
+
+double attention_efficiency_on_full_gpu(const GpuSpec& gpu, const ComputeWork& work) {
   const AttentionEfficiencyParams& attention = gpu.compute.attention;
   if (const AttentionKernelFit* kernel = attention.fit_for(work.attention_kernel, work.dtype)) {
     return std::min(1.0,
@@ -107,6 +126,12 @@ double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work) {
                                 "; flash2 is priced on every GPU");
   }
   return generic_efficiency(gpu, work.dtype, work.n, work.k);
+}
+
+}  // namespace
+
+double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work) {
+  return attention_efficiency_on_full_gpu(gpu, work) * attention_fill(gpu, work);
 }
 
 }  // namespace simctl

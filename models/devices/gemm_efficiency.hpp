@@ -41,6 +41,10 @@ double gemm_efficiency(const GpuSpec& gpu, DType dtype, std::int64_t m, std::int
 //    measured best fwd+bwd efficiency for the dtype, reduced for short KV
 //    loops and small head dims (same saturating form); pass and masking are
 //    not told apart there (the A100 calibration).
+//  - Either times the share of the SMs the kernel's thread blocks fill, at
+//    most 1: work.batch (batch x heads) times 128-row tiles of the queries
+//    (forward) or keys (backward), over the SMs. Every fitted point fills
+//    the GPU many times over; a small model's few heads do not.
 // Throws std::invalid_argument for another kernel the GPU has no fit for.
 double attention_efficiency(const GpuSpec& gpu, const ComputeWork& work);
 

@@ -1,6 +1,8 @@
 // The fused attention kernel classes and the dtype-aware GEMM terms on Hopper:
 // behaviour that holds only because each kernel, pass and dtype has its own fit.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
 
 #include "models/devices/compute_model.hpp"
 #include "models/devices/device_catalogue.hpp"
@@ -162,4 +164,72 @@ TEST_CASE("Blackwell prices cuDNN attention from its fits, Blackwell Ultra from 
   // Same bf16 peak, faster attention: B300's doubled exponent throughput.
   CHECK(attention_efficiency(catalogue().gpu("b300"), fwd) > 1.15 * attention_efficiency(b200, fwd));
   CHECK(attention_efficiency(catalogue().gpu("gb300"), fwd) == attention_efficiency(catalogue().gpu("b300"), fwd));
+}
+
+namespace attention_fill_detail {
+
+// SDPA as a small GPT calls it: `batch_heads` (batch x heads) of 1024 tokens,
+// head dim 64, causal, FLOPs by FlashAttention's convention, at the clock a
+// training step's kernels are priced at (transformer_ops.cpp: sustained).
+ComputeWork small_gpt_attention(std::int64_t batch_heads, bool backward) {
+  ComputeWork w = attention(FusedAttention::cudnn, 1024, 64, true, backward);
+  w.sustained = true;
+  const double scale = static_cast<double>(batch_heads) / static_cast<double>(w.batch);
+  w.batch = batch_heads;
+  w.flops *= scale;
+  w.memory_bytes *= scale;
+  return w;
+}
+
+}  // namespace attention_fill_detail
+
+TEST_CASE("an attention kernel with fewer thread blocks than SMs takes as long as a full wave",
+          "[devices][attention]") {
+  using attention_fill_detail::small_gpt_attention;
+  const GpuSpec& h200 = catalogue().gpu("h200");
+  for (bool backward : {false, true}) {
+    INFO((backward ? "backward" : "forward"));
+    // 2 and 16 heads of 1024 tokens are 16 and 128 blocks of 128 rows on 132
+    // SMs: one wave either way, so the same time (8x the FLOPs).
+    const TimePs two = estimate_compute(h200, small_gpt_attention(2, backward)).time;
+    CHECK(two == estimate_compute(h200, small_gpt_attention(16, backward)).time);
+    // Past a wave, time follows the work again.
+    const TimePs many = estimate_compute(h200, small_gpt_attention(256, backward)).time;
+    CHECK(static_cast<double>(many) > 10.0 * static_cast<double>(two));
+  }
+  // A decode kernel (8 query rows per KV head, FlashDecoding splits the keys)
+  // is not counted in blocks of query rows.
+  ComputeWork decode = small_gpt_attention(8, false);
+  decode.m = 8;
+  CHECK(attention_efficiency(h200, decode) > 0.2);
+}
+
+// Out of sample: this project's H200 profile of a small GPT's eager step
+// (models/devices/measured/nvidia_h200_small_models_2026-11-28.json, the
+// runs' top kernels), cuDNN's fused kernels per call at 1024 tokens, head
+// dim 64, causal. Nothing was fitted to them. Each simulated time is priced
+// as the step prices it and includes the catalogue's 2 us launch; the backward also covers the two small
+// kernels cuDNN's backward runs beside the main one, so it is held to the
+// measured main kernel from above only loosely.
+TEST_CASE("small GPT attention kernels on the H200 are priced near the profiled ones", "[devices][attention]") {
+  using attention_fill_detail::small_gpt_attention;
+  const GpuSpec& h200 = catalogue().gpu("h200");
+  struct Profiled {
+    std::int64_t batch_heads;
+    double forward_us;   // 0: not among the run's top kernels
+    double backward_us;  // the main backward kernel
+  };
+  const Profiled profiled[] = {{2, 12.14, 29.0},  {4, 12.23, 29.33},  {8, 12.29, 29.73},
+                               {16, 13.0, 31.24}, {32, 21.25, 51.58}, {48, 0.0, 68.18},
+                               {64, 0.0, 84.97},  {128, 0.0, 151.17}, {256, 0.0, 301.0}};
+  for (const Profiled& p : profiled) {
+    INFO("batch x heads " << p.batch_heads);
+    const double fwd_us = ps_to_seconds(estimate_compute(h200, small_gpt_attention(p.batch_heads, false)).time) * 1e6;
+    const double bwd_us = ps_to_seconds(estimate_compute(h200, small_gpt_attention(p.batch_heads, true)).time) * 1e6;
+    std::printf("  batch x heads %3lld: forward %6.1f us (profiled %6.1f), backward %6.1f us (main kernel %6.1f)\n",
+                static_cast<long long>(p.batch_heads), fwd_us, p.forward_us, bwd_us, p.backward_us);
+    if (p.forward_us > 0.0) CHECK(std::abs(fwd_us / p.forward_us - 1.0) < 0.35);
+    CHECK(bwd_us > 0.8 * p.backward_us);
+    CHECK(bwd_us < 1.35 * p.backward_us);
+  }
 }
