@@ -145,9 +145,48 @@ def stale_lab_figures(simctl, lab):
         if not found:
             continue
         figure, value, unit = found.groups()
-        if figure not in LAB_UNQUOTED.get(lab, {}) and not quotes(text, value, unit):
+        if figure not in LAB_UNQUOTED.get(lab, {}) and not quoted_near(text, figure, value, unit):
             missing.append(f"{page} lacks {figure}: {value} {unit} (simctl lab run {lab})")
     return missing
+
+
+# Words of a key figure's name too common to tie a line to it.
+GENERIC_WORDS = {"step", "time", "the", "and", "with", "per", "over", "for"}
+
+
+def label_words(figure):
+    return {w for w in re.findall(r"[a-z][\w.+-]*", figure.lower()) if len(w) >= 3 and w not in GENERIC_WORDS}
+
+
+def passages(text):
+    """(context, body) pairs: each table row with its table's header as context, and each other paragraph
+    as its own context."""
+    out, paragraph, header, previous = [], [], "", ""
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            if re.match(r"^\|[\s:|-]+\|$", line):
+                header = previous
+            elif header:
+                out.append((header + "\n" + line, line))
+            previous = line
+            continue
+        header, previous = "", ""
+        if line.strip():
+            paragraph.append(line)
+        elif paragraph:
+            joined = "\n".join(paragraph)
+            out.append((joined, joined))
+            paragraph = []
+    return out
+
+
+def quoted_near(text, figure, value, unit):
+    """Whether the page quotes `value` (as quotes() reads it) in a paragraph, or a table row under its
+    header, that names the figure by one of its words: a number alone can match an unrelated one (lab 6's
+    m = 4 step times once "matched" another table's MFU and peak)."""
+    words = label_words(figure)
+    return any(quotes(body, value, unit) for context, body in passages(text)
+               if not words or any(w in context.lower() for w in words))
 
 
 def stale_shown_output(simctl):
