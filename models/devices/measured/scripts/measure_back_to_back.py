@@ -133,6 +133,11 @@ def attention_calls(backend, batch, heads, seq, head_dim, causal):
         grad = torch.randn_like(fwd())
 
     def fwd_bwd():
+        # q, k and v are leaves: with their .grad kept, every call after the
+        # first would add the new gradients into it in place, copies a training
+        # step never runs. The 2026-11-25/26 files were timed with those adds
+        # (kernel_points.py takes them out, grad_accumulation_ms).
+        q.grad = k.grad = v.grad = None
         F.scaled_dot_product_attention(q, k, v, is_causal=causal).backward(grad)
 
     return backend_context(), fwd, fwd_bwd

@@ -152,6 +152,9 @@ def measure_attention(results):
                             grad = torch.randn_like(out)
 
                             def fwd_bwd():
+                                # Leaves keeping .grad would add every new gradient into it
+                                # in place (measure_back_to_back.attention_calls says why).
+                                q.grad = k.grad = v.grad = None
                                 o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                                 o.backward(grad)
 

@@ -104,6 +104,8 @@ def attention_case(c, sequences, tokens, backend):
         grad = torch.randn_like(fwd())
 
         def fwd_bwd():
+            # No in-place gradient adds into the leaves (measure_back_to_back.attention_calls).
+            q.grad = k.grad = v.grad = None
             F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(grad)
 
         row = {"backend": backend, "batch": sequences, "heads": c["heads"], "seq_len": seq, "head_dim": hd,
