@@ -139,13 +139,14 @@ def stale_lab_figures(simctl, lab):
     text = open(os.path.join(ROOT, page)).read()
     report = subprocess.run([simctl, "lab", "run", str(lab)], check=True, capture_output=True, text=True).stdout
     rows = report.split("Key figures:\n", 1)[1].splitlines()[1:]
+    sections = passages(text)
     missing = []
     for row in rows:
         found = re.match(r"  (.*?)\s{2,}(\S+)\s+(\S.*)$", row)
         if not found:
             continue
         figure, value, unit = found.groups()
-        if figure not in LAB_UNQUOTED.get(lab, {}) and not quoted_near(text, figure, value, unit):
+        if figure not in LAB_UNQUOTED.get(lab, {}) and not quoted_near(sections, figure, value, unit):
             missing.append(f"{page} lacks {figure}: {value} {unit} (simctl lab run {lab})")
     return missing
 
@@ -180,12 +181,12 @@ def passages(text):
     return out
 
 
-def quoted_near(text, figure, value, unit):
-    """Whether the page quotes `value` (as quotes() reads it) in a paragraph, or a table row under its
-    header, that names the figure by one of its words: a number alone can match an unrelated one (lab 6's
-    m = 4 step times once "matched" another table's MFU and peak)."""
+def quoted_near(sections, figure, value, unit):
+    """Whether a page's passages (passages()) quote `value` (as quotes() reads it) in a paragraph, or a table
+    row under its header, that names the figure by one of its words: a number alone can match an unrelated one
+    (lab 6's m = 4 step times once "matched" another table's MFU and peak)."""
     words = label_words(figure)
-    return any(quotes(body, value, unit) for context, body in passages(text)
+    return any(quotes(body, value, unit) for context, body in sections
                if not words or any(w in context.lower() for w in words))
 
 

@@ -10,6 +10,7 @@ std::vector<BlockMatmul> block_matmuls(const TransformerSpec& model, std::int64_
   const std::int64_t h = model.hidden, kv = model.kv_width(), ffn = model.ffn;
   std::vector<BlockMatmul> mms{
       {"wq", h / tensor, h}, {"wk", kv / tensor, h}, {"wv", kv / tensor, h}, {"wo", h, h / tensor}};
+  // kFirstMlpMatmul counts these four.
   if (model.gated_mlp) {
     mms.push_back({"w1", ffn / tensor, h});
     mms.push_back({"w3", ffn / tensor, h});

@@ -18,6 +18,7 @@
 // A block's matmuls in forward order, as torchtitan's Llama writes them
 // (separate wq, wk, wv; w2(silu(w1 x) * w3 x)), give what selective_op
 // saves; the trace re-runs the others (transformer_ops.cpp).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,8 +36,11 @@ struct BlockMatmul {
 };
 
 // The block's matmuls in forward order, per TP rank (column-parallel ones
-// split n, row-parallel ones k).
+// split n, row-parallel ones k): attention's wq, wk, wv and wo, then the
+// MLP's up-projections, then its down-projection, last.
 std::vector<BlockMatmul> block_matmuls(const TransformerSpec& model, std::int64_t tensor);
+// Where the MLP's matmuls begin in block_matmuls.
+inline constexpr std::size_t kFirstMlpMatmul = 4;
 
 // Whether selective_op keeps this matmul's output (its 1-based position in
 // forward order is odd).

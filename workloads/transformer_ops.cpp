@@ -317,7 +317,7 @@ void append_selective_op_recompute(const PassGeometry& g, std::int64_t l, OpList
   const std::string at = layer_prefix(l, "recompute.");
   const OpPhase bw = OpPhase::backward;
   const auto mms = block_matmuls(g.p.model, g.p.tensor);
-  const std::size_t mlp_up = 4, mlp_down = mms.size() - 1;  // wq wk wv wo, then w1 (w3) and w2
+  const std::size_t mlp_up = kFirstMlpMatmul, mlp_down = mms.size() - 1;  // the down-projection is last
   append_norm_forward(g, at + "ln1", bw, out);
   const auto attn_fused = regather_column_input(g, at, "attn", "qkv", g.local_qkv_columns(), mms, 0, mlp_up, out);
   append_rope(g, at + "rope", bw, out);

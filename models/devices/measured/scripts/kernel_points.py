@@ -39,6 +39,7 @@ only: their times are scaled by their bf16 twin's burst time over its time in
 that sweep. The split still follows the first per-call times, as fixed
 before the first fit.
 """
+import functools
 import json
 import math
 import os
@@ -90,11 +91,17 @@ def burst_times():
     return {k: round(v, 5) for k, v in gemm.items()}, attention
 
 
+@functools.cache
+def triad_points():
+    """(bytes, GB/s) of the H100's STREAM triad runs of 2026-11-25, by size."""
+    return sorted((r["bytes"], r["gb_per_s"]) for r in load(MEASURED)["results"]
+                  if r["kind"] == "stream" and r["op"] == "triad")
+
+
 def triad_gb_per_s(nbytes):
     """The H100's measured STREAM triad rate (two arrays read, one written) at `nbytes` over the three, log-linear
     between the sizes measured on 2026-11-25 (h100_sxm_2026-11-25.json) and flat outside them."""
-    points = sorted((r["bytes"], r["gb_per_s"]) for r in load(MEASURED)["results"]
-                    if r["kind"] == "stream" and r["op"] == "triad")
+    points = triad_points()
     if nbytes <= points[0][0]:
         return points[0][1]
     for (b0, r0), (b1, r1) in zip(points, points[1:]):
