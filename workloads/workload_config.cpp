@@ -297,6 +297,7 @@ void apply_framework_entry(const ConfigNode& entry, WorkloadSpec& spec) {
   spec.tp_sequence_dim_copies = entry.bool_or("tp_sequence_dim_copies", spec.tp_sequence_dim_copies);
   spec.framework_compiles = entry.bool_or("torch_compile", spec.framework_compiles);
   if (entry.has("fp8_scaling")) spec.framework_fp8_scaling = parse_fp8_scaling(entry.child("fp8_scaling"));
+  spec.framework_fp8_tp_all_gather = entry.bool_or("fp8_tp_all_gather", spec.framework_fp8_tp_all_gather);
   if (auto layouts = entry.optional_child("fp8_transposes_by_architecture")) {
     for (const auto& [architecture, transposes] : layouts->entries())
       spec.framework_fp8_transposes[architecture] = transposes.as_bool();
@@ -603,11 +604,15 @@ void set_precision(const ConfigNode& node, WorkloadSpec& spec) {
 // The `fp8:` options, and what fp8 training is modelled for: a dense
 // transformer's linear layers.
 void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
-  if (spec.fp8) spec.fp8->scaling = spec.framework_fp8_scaling;
+  const bool sequence_parallel = spec.parallel.sequence && spec.parallel.tensor > 1;
+  if (spec.fp8) {
+    spec.fp8->scaling = spec.framework_fp8_scaling;
+    spec.fp8->tp_all_gather = spec.framework_fp8_tp_all_gather && sequence_parallel;
+  }
   if (auto f = node.optional_child("fp8")) {
     if (!spec.fp8) f->fail("fp8 options need `precision: fp8` (or fp4)");
     expect_section(*f, "workload.fp8");
-    spec.fp8->tp_all_gather = f->bool_or("tp_all_gather", false);
+    spec.fp8->tp_all_gather = f->bool_or("tp_all_gather", spec.fp8->tp_all_gather);
     spec.fp8->param_all_gather = f->bool_or("param_all_gather", false);
     spec.fp8->params = f->bool_or("params", false);
     spec.fp8->activation_input = f->bool_or("activation_input", false);
@@ -618,7 +623,7 @@ void check_fp8(const ConfigNode& node, WorkloadSpec& spec) {
                               std::string(config_word(spec.strategy)) +
                               " use param_all_gather (the shard cast to fp8 and gathered)");
     }
-    if (spec.fp8->tp_all_gather && !(spec.parallel.sequence && spec.parallel.tensor > 1)) {
+    if (spec.fp8->tp_all_gather && !sequence_parallel) {
       f->child("tp_all_gather")
           .fail(
               "fp8 all-gathers of activations need sequence parallelism (parallel.sequence: true with tensor > "

@@ -213,6 +213,10 @@ struct WorkloadSpec {
   // How the framework's fp8 linears find their scales, where `fp8.scaling`
   // does not say (TE's delayed scaling; torchao's dynamic under torchtitan).
   Fp8Scaling framework_fp8_scaling = Fp8Scaling::delayed;
+  // Whether the framework casts a sequence-parallel input to fp8 (or fp4)
+  // before gathering it (frameworks.yaml fp8_tp_all_gather): the default of
+  // `fp8.tp_all_gather` where the plan has SP.
+  bool framework_fp8_tp_all_gather = false;
   // By GPU architecture, whether the framework's per-tensor fp8 operands
   // carry transposes there (frameworks.yaml fp8_transposes_by_architecture;
   // true where not listed): Fp8Training::transposes, resolved for the run's

@@ -138,7 +138,7 @@ TEST_CASE("fp8 memory holds the fp8 weight copies and saves GEMM inputs in 1 byt
 
 TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[fp8][comm]") {
   const std::string sp = "  model: llama2-7b\n  parallel: {tensor: 8, sequence: true}\n  micro_batch: 1\n";
-  const auto plain = forward_ops(plan_shape(fp8_workload(sp + "  precision: fp8\n")));
+  const auto plain = forward_ops(plan_shape(fp8_workload(sp + "  precision: fp8\n  fp8: {tp_all_gather: false}\n")));
   const auto halved = forward_ops(plan_shape(fp8_workload(sp + "  precision: fp8\n  fp8: {tp_all_gather: true}\n")));
   CHECK(collective_bytes(halved, "layer0.attn.all_gather") ==
         Approx(collective_bytes(plain, "layer0.attn.all_gather") / 2.0));
@@ -156,6 +156,28 @@ TEST_CASE("fp8 all-gathers halve the SP activation and FSDP weight gathers", "[f
   const double linear = static_cast<double>(gathered.model.linear_parameters());
   CHECK(gathered_weight_bytes(bf16, layer) == Approx(2.0 * layer.parameters));
   CHECK(gathered_weight_bytes(gathered, layer) == Approx(2.0 * layer.parameters - linear));
+}
+
+TEST_CASE("Transformer Engine gathers SP inputs in the GEMM's format unless the config says otherwise", "[fp8][comm]") {
+  const std::string sp = "  model: llama2-7b\n  parallel: {tensor: 8, sequence: true}\n  micro_batch: 1\n";
+  const auto gather = [&](const std::string& lines, const std::string& name) {
+    const auto ops = forward_ops(plan_shape(fp8_workload(sp + lines)));
+    return collective_bytes(ops, name);
+  };
+  const double bf16 = gather("  precision: bf16\n", "layer0.attn.all_gather");
+  // megatron-lm (Llama's default framework) sets fp8_tp_all_gather.
+  CHECK(fp8_workload(sp + "  precision: fp8\n").fp8->tp_all_gather);
+  CHECK(gather("  precision: fp8\n", "layer0.attn.all_gather") == Approx(bf16 / 2.0));
+  CHECK(gather("  precision: fp8\n", "layer0.mlp.all_gather") == Approx(bf16 / 2.0));
+  CHECK(gather("  precision: fp4\n", "layer0.attn.all_gather") == Approx(bf16 / 4.0));
+  // A framework without it, and a config that turns it off, gather bf16.
+  CHECK(gather("  framework: pytorch\n  precision: fp8\n", "layer0.attn.all_gather") == Approx(bf16));
+  CHECK(gather("  precision: fp8\n  fp8: {tp_all_gather: false}\n", "layer0.attn.all_gather") == Approx(bf16));
+  // Without SP there is nothing to gather, and the default is not an error.
+  const WorkloadSpec no_sp = fp8_workload(
+      "  model: llama2-7b\n  parallel: {tensor: 8}\n  micro_batch: 1\n"
+      "  precision: fp8\n");
+  CHECK_FALSE(no_sp.fp8->tp_all_gather);
 }
 
 TEST_CASE("fp8 speeds a GEMM-heavy Llama 2 7B step on H100 by a bounded factor", "[fp8][plans]") {
