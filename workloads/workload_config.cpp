@@ -219,6 +219,10 @@ ParallelPlan parse_parallel(const ConfigNode& node) {
   }
   if (auto o = node.optional_child("order")) plan.order = parse_order(*o);
   if (auto g = node.optional_child("gpus")) plan.gpus = parse_gpu_list(*g, plan.world_size());
+  if (node.has("gpus_per_node")) {
+    if (node.has("gpus")) node.child("gpus_per_node").fail("cannot be given with `gpus`; use one or the other");
+    plan.gpus_per_node = bounded_positive_integer(node, "gpus_per_node", kMaxWorldSize);
+  }
   if (auto s = node.optional_child("stage_layers")) plan.stage_layers = parse_stage_layers(*s, plan);
   return plan;
 }

@@ -74,6 +74,10 @@ struct ParallelPlan {
   // tp-cp-ep-dp-pp), wherever tensor is in this order.
   std::array<ParallelDim, 3> order{ParallelDim::tensor, ParallelDim::data, ParallelDim::pipeline};
   std::vector<std::uint32_t> gpus;  // rank -> GPU index; empty = rank r on GPU r
+  // Ranks fill the first this many GPUs of each node in turn (0: every GPU),
+  // as Slurm's --segment places a job on part of each NVLink domain; the
+  // scenario turns it into `gpus` once it knows the system's nodes.
+  std::int64_t gpus_per_node = 0;
 
   std::int64_t world_size() const { return data * context * tensor * pipeline; }
   // Ranks holding the same weights, over which gradients are summed (and

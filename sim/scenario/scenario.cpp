@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -76,6 +77,26 @@ ConfigNode world_size_field(const ConfigNode& workload_node, const ParallelPlan&
   if (p.pipeline >= p.tensor && p.pipeline >= p.data) return parallel.child("pipeline");
   if (p.tensor >= p.data) return parallel.child("tensor");
   return parallel.has("data") ? parallel.child("data") : parallel;
+}
+
+// `parallel.gpus_per_node: N` as a GPU list: the first N GPUs of each node
+// in node order (GPUs are numbered node-major), rank r on the r-th of them.
+void place_ranks_per_node(const ConfigNode& workload_node, WorkloadSpec& workload, const System& system) {
+  ParallelPlan& p = workload.parallel;
+  if (p.gpus_per_node == 0) return;
+  std::vector<std::uint32_t> gpus;
+  std::map<int, std::int64_t> taken_on_node;
+  for (std::uint32_t g = 0; g < system.gpus().size() && static_cast<std::int64_t>(gpus.size()) < p.world_size(); ++g) {
+    if (taken_on_node[system.part(system.gpus()[g]).node]++ < p.gpus_per_node) gpus.push_back(g);
+  }
+  if (static_cast<std::int64_t>(gpus.size()) < p.world_size()) {
+    workload_node.child("parallel")
+        .child("gpus_per_node")
+        .fail("places " + std::to_string(gpus.size()) + " of the plan's " + std::to_string(p.world_size()) +
+              " ranks: system '" + system.name() + "' has " + std::to_string(system.num_nodes()) + " nodes and " +
+              std::to_string(system.gpus().size()) + " GPUs; raise it or use more nodes");
+  }
+  p.gpus = std::move(gpus);
 }
 
 // The ranks (data * tensor * pipeline) must each have a GPU; fewer is fine
@@ -490,6 +511,7 @@ Scenario load_overridden(const std::string& config_path, const ScenarioOptions& 
   }
   s.workload = shared ? parse_workload(workload_node, shared->models) : parse_workload(workload_node);
   if (s.workload.inference && !options.memory_only) check_inference_run(workload_node, s.workload);
+  place_ranks_per_node(workload_node, s.workload, s.system);
   const int ranks = checked_world_size(workload_node, s.workload, s.system);
   check_precision_gpus(workload_node, s.workload, s.system, s.catalogue, ranks);
   if (!s.workload.inference) {
