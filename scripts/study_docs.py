@@ -11,6 +11,7 @@ docs/images/studies/. The prose around the tables states conclusions drawn
 from them; reread it when a table changes.
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -31,7 +32,8 @@ STUDIES = [
     {
         "file": "fabric_ndr_hdr_oversubscribed.yaml",
         "marker": "**Fabric** (`fabric_ndr_hdr_oversubscribed.yaml`)",
-        "columns": ["system.fabric.link", "system.fabric.oversubscription", "system.fabric.rail_optimised"],
+        "columns": ["system.fabric.link", "system.fabric.oversubscription", "system.fabric.rail_optimised",
+                    "system.fabric.routing"],
         "charts": {"sweep_axes.png": "fabric_axes.png"},
         "readme": True,
     },
@@ -85,14 +87,17 @@ def replace_table(lines, marker, new):
 def printout(text):
     """The sweep's terminal table without its last column (bottleneck), as the README shows it."""
     lines = text.rstrip("\n").split("\n")
-    header = next(i for i, l in enumerate(lines) if l.startswith("#  point"))
+    header = next(i for i, l in enumerate(lines) if re.match(r"#\s+point", l))
     cut = lines[header].index("  bottleneck")
     table_end = next(i for i in range(header, len(lines)) if not lines[i].strip())
     return [l[:cut].rstrip() if header <= i < table_end else l for i, l in enumerate(lines)]
 
 
 def replace_printout(lines, new):
-    first = next(i for i, l in enumerate(lines) if l == new[0])
+    # The printout's first line is the study's title and its point count,
+    # which an added axis changes: match the title.
+    title = new[0].split(":")[0] + ":"
+    first = next(i for i, l in enumerate(lines) if l.startswith(title))
     end = next(i for i in range(first, len(lines)) if lines[i].startswith("```"))
     return lines[:first] + new + lines[end:]
 

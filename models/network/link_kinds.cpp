@@ -15,14 +15,18 @@ std::vector<std::string> kind_names() {
 }
 
 LinkSpec read_spec(LinkKind kind, const ConfigNode& node) {
-  node.expect_keys({"bandwidth", "latency", "efficiency", "sources"});
-  node.child("sources").expect_keys({"bandwidth", "latency", "efficiency"});
+  node.expect_keys({"bandwidth", "latency", "efficiency", "fabric_routing", "sources"});
+  node.child("sources").expect_keys({"bandwidth", "latency", "efficiency", "fabric_routing"});
   LinkSpec spec;
   spec.kind = kind;
   spec.bandwidth = node.bandwidth("bandwidth");
   spec.latency = node.time("latency");
   spec.efficiency = node.number("efficiency");
   if (spec.efficiency <= 0.0 || spec.efficiency > 1.0) node.child("efficiency").fail("must be in (0, 1]");
+  if (node.has("fabric_routing")) {
+    spec.routes_adaptively = node.choice("fabric_routing", {"ecmp", "adaptive"}) == "adaptive";
+    if (!node.child("sources").has("fabric_routing")) node.child("sources").child("fabric_routing");  // names it
+  }
   return spec;
 }
 

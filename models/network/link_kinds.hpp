@@ -16,6 +16,10 @@ struct LinkSpec {
   Bandwidth bandwidth;      // raw line rate per direction, as datasheets and configs state it
   TimePs latency = 0;       // per hop
   double efficiency = 1.0;  // fraction of `bandwidth` that bulk copies reach (protocol overhead)
+  // A fabric of this link kind spreads flows over equal-cost paths by load
+  // (InfiniBand's adaptive routing, on by default) rather than by a hash,
+  // where the system file names no routing.
+  bool routes_adaptively = false;
 
   // The rate the flow network shares among flows.
   Bandwidth effective() const { return bandwidth * efficiency; }

@@ -69,8 +69,10 @@ PartSelector parse_nics(const ConfigNode& node) {
   }
 }
 
-FabricRouting parse_routing(const ConfigNode& node) {
-  if (!node.optional_child("routing")) return FabricRouting::ecmp;
+// Without `routing`, the link kind's default (link_kinds.yaml fabric_routing:
+// InfiniBand routes adaptively, Ethernet hashes).
+FabricRouting parse_routing(const ConfigNode& node, const LinkSpec& link) {
+  if (!node.optional_child("routing")) return link.routes_adaptively ? FabricRouting::adaptive : FabricRouting::ecmp;
   const std::string routing = node.choice("routing", {"ecmp", "static", "adaptive"});
   if (routing == "static") return FabricRouting::by_destination;
   return routing == "adaptive" ? FabricRouting::adaptive : FabricRouting::ecmp;
@@ -111,12 +113,13 @@ FabricSpec parse_fabric(const ConfigNode& node, const LinkKindTable& link_kinds)
             "rails need leaves joined by spines; with tiers: 1 every NIC is on one switch, so set tiers: 2 or "
             "rail_optimised: false");
   }
-  const FabricRouting routing = parse_routing(node);
+  const LinkSpec link = parse_fabric_link(node, link_kinds);
+  const FabricRouting routing = parse_routing(node, link);
   return FabricSpec{tiers,
                     parse_radix(node, tiers),
                     parse_oversubscription(node),
                     rail_optimised,
-                    parse_fabric_link(node, link_kinds),
+                    link,
                     parse_nics(node),
                     routing,
                     parse_queue_pairs(node, routing),

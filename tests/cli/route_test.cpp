@@ -10,7 +10,21 @@ using simctl::testing::run_simctl;
 
 namespace {
 
-const std::string kCluster = "configs/systems/dgx_h100_x4_ndr.yaml";
+const std::string kCluster = "configs/systems/dgx_h100_x4_ndr.yaml";  // InfiniBand: adaptive routing
+
+// The same cluster with its fabric hashing flows (ECMP), written once.
+std::string ecmp_cluster() {
+  static const std::string path = simctl::testing::write_temp_config("route_ecmp.yaml", R"(system:
+  name: 4x DGX H100, NDR rail-optimised fat tree, ECMP
+  node_templates:
+    dgx_h100: {import: )" + std::string(SIMCTL_SOURCE_DIR) + R"(/configs/systems/dgx_h100.yaml}
+  nodes:
+    - {template: dgx_h100, count: 4}
+  fabric: {kind: fat_tree, tiers: 2, radix: 64, rail_optimised: true, link: infiniband_ndr, nics: "nic[*]",
+           routing: ecmp}
+)");
+  return path;
+}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -31,7 +45,7 @@ std::vector<std::string> hop_lines(const std::string& text) {
 }  // namespace
 
 TEST_CASE("route prints each hop with link kind and rate and the totals", "[cli][route]") {
-  const auto r = run_simctl("route " + kCluster + " node0.gpu0 node3.gpu5");
+  const auto r = run_simctl("route " + ecmp_cluster() + " node0.gpu0 node3.gpu5");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const auto hops = hop_lines(r.out);
@@ -46,19 +60,29 @@ TEST_CASE("route prints each hop with link kind and rate and the totals", "[cli]
 }
 
 TEST_CASE("route takes GPU ranks and shows ECMP paths per flow key", "[cli][route]") {
-  const auto by_name = run_simctl("route " + kCluster + " node0.gpu0 node3.gpu5");
-  const auto by_rank = run_simctl("route " + kCluster + " gpu:0 gpu:29");
+  const std::string cluster = ecmp_cluster();
+  const auto by_name = run_simctl("route " + cluster + " node0.gpu0 node3.gpu5");
+  const auto by_rank = run_simctl("route " + cluster + " gpu:0 gpu:29");
   REQUIRE(by_rank.exit_code == 0);
   CHECK(hop_lines(by_rank.out) == hop_lines(by_name.out));
   std::set<std::string> spine_hops;
   for (int key = 0; key < 16; ++key) {
-    const auto r = run_simctl("route " + kCluster + " gpu:0 gpu:29 --flow " + std::to_string(key));
+    const auto r = run_simctl("route " + cluster + " gpu:0 gpu:29 --flow " + std::to_string(key));
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("flow key " + std::to_string(key)));
     spine_hops.insert(hop_lines(r.out).at(3));
-    CHECK(run_simctl("route " + kCluster + " gpu:0 gpu:29 --flow " + std::to_string(key)).out == r.out);
+    CHECK(run_simctl("route " + cluster + " gpu:0 gpu:29 --flow " + std::to_string(key)).out == r.out);
   }
   CHECK(spine_hops.size() > 1);  // different flows, different spines
+}
+
+TEST_CASE("route on an InfiniBand fabric with no routing named shows the adaptive spread", "[cli][route]") {
+  const auto r = run_simctl("route " + kCluster + " gpu:0 gpu:29");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto hops = hop_lines(r.out);
+  REQUIRE(hops.size() >= 4);
+  CHECK_THAT(hops[3], Catch::Contains("leaf0 uplinks") && Catch::Contains("even spread"));
 }
 
 TEST_CASE("route on a statically routed fabric shows the destination's one path for every flow", "[cli][route]") {
@@ -84,7 +108,7 @@ TEST_CASE("route shows a connection spread over its queue pairs with each link's
   nodes:
     - {template: dgx_h100, count: 4}
   fabric: {kind: fat_tree, tiers: 2, radix: 64, rail_optimised: true, link: infiniband_ndr, nics: "nic[*]",
-           qps_per_connection: 16}
+           routing: ecmp, qps_per_connection: 16}
 )");
   const auto r = run_simctl("route " + system + " gpu:0 gpu:29 --flow 3");
   INFO(r.out << r.err);

@@ -132,7 +132,7 @@ std::string write_system(const TempDir& dir, const std::string& name, const std:
 std::string write_oversubscribed_system(const TempDir& dir) {
   return write_system(dir, "16x DGX H100, 2:1 fat tree of radix 16",
                       "{kind: fat_tree, tiers: 2, radix: 16, oversubscription: 2, link: infiniband_ndr, "
-                      "nics: \"nic[*]\"}");
+                      "nics: \"nic[*]\", routing: ecmp}");
 }
 
 // A non-blocking rail-optimised fat tree of radix-16 switches: 8 nodes per
@@ -211,7 +211,7 @@ TEST_CASE("static fabric routing keeps replicas alike across leaves: they fold, 
   // ECMP: each flow's spine is a hash of its key, and the images' keys
   // differ, so their rings meet other flows on other uplinks than the
   // representative's: the fold is abandoned.
-  const Replays ecmp = replay_both(write_run(dir, write_multi_leaf_system(dir, "")));
+  const Replays ecmp = replay_both(write_run(dir, write_multi_leaf_system(dir, ", routing: ecmp")));
   CHECK(ecmp.replicas_folded == 1);
   REQUIRE(ecmp.abandoned);
   CHECK(ecmp.folded == ecmp.full);

@@ -11,6 +11,30 @@
 
 using namespace simctl;
 
+namespace link_kinds_detail {
+
+struct LoadAttempt {
+  std::string path;
+  std::string message;  // the ConfigError's, empty when the file loads
+};
+
+// Writes `text` to a temporary link kinds file and loads it.
+LoadAttempt load_text(const std::string& text) {
+  const auto path =
+      (std::filesystem::temp_directory_path() / ("simctl_link_kinds_" + std::to_string(::getpid()) + ".yaml")).string();
+  std::ofstream(path) << text;
+  LoadAttempt attempt{path, ""};
+  try {
+    LinkKindTable::load(path);
+  } catch (const ConfigError& e) {
+    attempt.message = e.what();
+  }
+  std::filesystem::remove(path);
+  return attempt;
+}
+
+}  // namespace link_kinds_detail
+
 TEST_CASE("every link kind round-trips through its name", "[network][link_kinds]") {
   for (LinkKind kind : kAllLinkKinds) CHECK(link_kind_from_string(to_string(kind)) == kind);
   CHECK_FALSE(link_kind_from_string("nvlink9").has_value());
@@ -56,18 +80,31 @@ TEST_CASE("PCIe never reaches its raw rate", "[network][link_kinds]") {
 }
 
 TEST_CASE("a malformed link kinds file is refused with its location", "[network][link_kinds]") {
-  const auto path =
-      (std::filesystem::temp_directory_path() / ("simctl_bad_link_kinds_" + std::to_string(::getpid()) + ".yaml"))
-          .string();
-  std::ofstream(path) << "link_kinds:\n  nvlink9:\n    bandwidth: 1 GB/s\n";
-  std::string message;
-  try {
-    LinkKindTable::load(path);
-  } catch (const ConfigError& e) {
-    message = e.what();
-  }
-  std::filesystem::remove(path);
+  const auto [path, message] = link_kinds_detail::load_text("link_kinds:\n  nvlink9:\n    bandwidth: 1 GB/s\n");
   CHECK_THAT(message, Catch::Contains(path + ":3"));
   CHECK_THAT(message, Catch::Contains("link_kinds.nvlink9"));
   CHECK_THAT(message, Catch::Contains("nvlink4"));  // lists the valid kinds
+}
+
+TEST_CASE("InfiniBand kinds route adaptively by default, Ethernet and the rest hash",
+          "[network][link_kinds][routing]") {
+  const LinkKindTable table = LinkKindTable::load();
+  for (LinkKind kind :
+       {LinkKind::infiniband_edr, LinkKind::infiniband_hdr, LinkKind::infiniband_ndr, LinkKind::infiniband_xdr}) {
+    CHECK(table.defaults(kind).routes_adaptively);
+  }
+  CHECK_FALSE(table.defaults(LinkKind::ethernet).routes_adaptively);
+  CHECK_FALSE(table.defaults(LinkKind::nvlink4).routes_adaptively);
+}
+
+TEST_CASE("a link kind's fabric routing must be ecmp or adaptive and name its source", "[network][link_kinds]") {
+  const auto refusal = [](const std::string& entry) {
+    return link_kinds_detail::load_text("link_kinds:\n  ethernet:\n" + entry).message;
+  };
+  const std::string figures = "    bandwidth: 100 Gb/s\n    latency: 1 us\n    efficiency: 0.9\n";
+  const std::string sources = "    sources: {bandwidth: a, latency: b, efficiency: c";
+  CHECK_THAT(refusal(figures + "    fabric_routing: static\n" + sources + ", fabric_routing: d}\n"),
+             Catch::Contains("fabric_routing") && Catch::Contains("ecmp") && Catch::Contains("adaptive"));
+  CHECK_THAT(refusal(figures + "    fabric_routing: adaptive\n" + sources + "}\n"),
+             Catch::Contains("sources.fabric_routing"));
 }

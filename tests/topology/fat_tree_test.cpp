@@ -127,7 +127,9 @@ TEST_CASE("cross-rail traffic climbs to a spine and never crosses a CPU socket",
 }
 
 TEST_CASE("ECMP spreads flows over the spines deterministically with collisions", "[topology][fabric][ecmp]") {
-  const System& s = cluster(4);  // rail leaves have 4 uplinks each: 4 equal-cost spines
+  // InfiniBand routes adaptively unless told otherwise; this is the hashed
+  // fabric. Rail leaves have 4 uplinks each: 4 equal-cost spines.
+  const System s = test::dgx_h100_x4_ndr_routed("ecmp");
   const auto a = fat_tree_id(s, "node0.gpu0");
   const auto b = fat_tree_id(s, "node3.gpu5");
   const Path& fixed = s.route(a, b);
@@ -327,6 +329,21 @@ TEST_CASE("static routing: the uplink is the destination's digit, and shifts sha
     hashed_most = std::max(hashed_most, most_flows_on_a_link(hashed, shift));
   }
   CHECK(hashed_most >= 2);
+}
+
+TEST_CASE("a fabric that names no routing takes its link kind's: InfiniBand adaptive, Ethernet ECMP",
+          "[topology][fabric][routing]") {
+  const auto routing_of = [](const std::string& link) {
+    return test::system_from_text(small_cluster(8, "{kind: fat_tree, tiers: 2, radix: 8, link: " + link + "}"))
+        .fabric_routing();
+  };
+  CHECK(routing_of("infiniband_ndr") == FabricRouting::adaptive);
+  CHECK(routing_of("infiniband_hdr") == FabricRouting::adaptive);
+  CHECK(routing_of("ethernet") == FabricRouting::ecmp);
+  // A named routing wins over the kind's.
+  CHECK(test::system_from_text(
+            small_cluster(8, "{kind: fat_tree, tiers: 2, radix: 8, link: infiniband_ndr, routing: ecmp}"))
+            .fabric_routing() == FabricRouting::ecmp);
 }
 
 TEST_CASE("a fabric's routing is ecmp, static or adaptive", "[topology][fabric][routing][errors]") {

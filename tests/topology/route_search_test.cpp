@@ -142,7 +142,7 @@ TEST_CASE("a destination's costs count routes that leave its node and come back,
 }
 
 TEST_CASE("routes and ECMP choices from the cache are the whole trees' on a fat tree", "[topology][routing]") {
-  const System s = test::system_from_file("configs/systems/dgx_h100_x4_ndr.yaml");
+  const System s = test::dgx_h100_x4_ndr_routed("ecmp");
   const auto& gpus = s.gpus();
   for (std::size_t i = 0; i < gpus.size(); i += 3) {
     const RouteTree from = build_route_tree(s.graph(), gpus[i]);
@@ -167,10 +167,9 @@ TEST_CASE("routes and ECMP choices from the cache are the whole trees' on a fat 
 TEST_CASE("a pair's path is reused across flow keys only where no key decides it", "[topology][routing]") {
   // ECMP across the spines: the key decides cross-rail pairs. Static tables
   // (x128): no key decides anything between DGX nodes, every pair is reused.
-  for (const auto& [file, ecmp] : {std::pair{"configs/systems/dgx_h100_x4_ndr.yaml", true},
-                                   std::pair{"configs/systems/dgx_h100_x128_ndr.yaml", false}}) {
+  for (const auto& [file, ecmp] : {std::pair{"", true}, std::pair{"configs/systems/dgx_h100_x128_ndr.yaml", false}}) {
     INFO(file);
-    const System s = test::system_from_file(file);
+    const System s = ecmp ? test::dgx_h100_x4_ndr_routed("ecmp") : test::system_from_file(file);
     const auto& gpus = s.gpus();
     // Same node, same rail in another node, another rail in another node.
     const std::vector<std::pair<EndpointId, EndpointId>> pairs{

@@ -7,6 +7,7 @@
 #include "models/devices/device_catalogue.hpp"
 #include "models/network/link_kinds.hpp"
 #include "sim/config/config_node.hpp"
+#include "sim/config/data_root.hpp"
 #include "sim/topology/system_config.hpp"
 #include "tests/config/config_error_of.hpp"
 
@@ -28,6 +29,18 @@ inline System system_from_text(const std::string& yaml, const std::string& label
 }
 
 inline System system_from_file(const std::string& path) { return load_system_file(path, catalogue(), link_kinds()); }
+
+// configs/systems/dgx_h100_x4_ndr.yaml's cluster (4 DGX H100 nodes on a
+// rail-optimised NDR fat tree) with its fabric's routing named: InfiniBand's
+// default is adaptive, and tests of hashed routes need `ecmp`.
+inline System dgx_h100_x4_ndr_routed(const std::string& routing) {
+  return system_from_text("system:\n  name: 4x DGX H100, NDR rail-optimised fat tree (" + routing +
+                          ")\n  node_templates:\n    dgx_h100: {import: " + data_root() +
+                          "/configs/systems/dgx_h100.yaml}\n  nodes:\n    - {template: dgx_h100, count: 4}\n"
+                          "  fabric: {kind: fat_tree, tiers: 2, radix: 64, oversubscription: 1, rail_optimised: true, "
+                          "link: infiniband_ndr, nics: \"nic[*]\", routing: " +
+                          routing + "}\n");
+}
 
 // The message of the ConfigError `f` throws; empty when it throws none.
 inline std::string config_error_of(const std::function<void()>& f) { return config_error_message(f); }
