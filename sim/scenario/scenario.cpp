@@ -93,8 +93,9 @@ void place_ranks_per_node(const ConfigNode& workload_node, WorkloadSpec& workloa
     workload_node.child("parallel")
         .child("gpus_per_node")
         .fail("places " + std::to_string(gpus.size()) + " of the plan's " + std::to_string(p.world_size()) +
-              " ranks: system '" + system.name() + "' has " + std::to_string(system.num_nodes()) + " nodes and " +
-              std::to_string(system.gpus().size()) + " GPUs; raise it or use more nodes");
+              " ranks: system '" + system.name() + "' has " + std::to_string(system.num_nodes()) +
+              (system.num_nodes() == 1 ? " node" : " nodes") + " and " + std::to_string(system.gpus().size()) +
+              " GPUs; raise it or use more nodes");
   }
   p.gpus = std::move(gpus);
 }
