@@ -687,7 +687,7 @@ void Executor::start_transfer(std::uint32_t transfer) {
 // one inside a node runs for the representative alone (below), unless the
 // replicas share nodes.
 bool Executor::images_transfer_too(std::uint32_t sender, std::uint32_t receiver) const {
-  return fold_ && (!inside_one_node(sender, receiver) || fold_->nodes_shared);
+  return fold_ && (!inside_one_node(sender, receiver) || fold_->dp_inside_nodes);
 }
 
 // A transfer inside one node runs for the representative alone, as a

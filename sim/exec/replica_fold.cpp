@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace simctl {
 namespace {
@@ -119,6 +120,7 @@ class FoldBuilder {
         if (!alike(fold_.members[0][q], fold_.members[j][q], j)) return std::nullopt;
       }
     }
+    fold_.dp_inside_nodes = fold_.dp_inside_nodes || spanning_group_shares_a_node();
     if (!classify_local_groups() || !nodes_alike()) return std::nullopt;
     return std::move(fold_);
   }
@@ -127,7 +129,7 @@ class FoldBuilder {
   bool split_replicas() {
     Components joined(trace_.rank_count());
     if (!join_replicas(trace_, uses_, joined)) return false;
-    fold_.nodes_shared = join_nodes(trace_, system_, joined);
+    fold_.dp_inside_nodes = join_nodes(trace_, system_, joined);
     std::vector<std::uint32_t> replica_of_root(trace_.rank_count(), kNone);
     fold_.replica_of.resize(trace_.rank_count());
     fold_.position_of.resize(trace_.rank_count());
@@ -229,6 +231,19 @@ class FoldBuilder {
     return true;
   }
 
+  // Whether a data-parallel group holds two ranks of one node, so that its
+  // ring crosses that node's own links.
+  bool spanning_group_shares_a_node() const {
+    for (std::uint32_t g = 0; g < trace_.groups.size(); ++g) {
+      if (fold_.role[g] != ReplicaFold::Role::spanning) continue;
+      std::set<int> nodes;
+      for (std::uint32_t m : trace_.groups[g]) {
+        if (!nodes.insert(system_.part(system_.gpus()[trace_.gpu_index(m)]).node).second) return true;
+      }
+    }
+    return false;
+  }
+
   // A group inside one node runs for the representative alone; one across
   // nodes runs with its images, whose flows share the fabric.
   bool classify_local_groups() {
@@ -241,7 +256,7 @@ class FoldBuilder {
       });
       // Where replicas share nodes, data-parallel flows cross a node's inside
       // links too, so the images' node-local flows must load them alike.
-      if (one_node && !fold_.nodes_shared) fold_.role[g] = ReplicaFold::Role::node_local;
+      if (one_node && !fold_.dp_inside_nodes) fold_.role[g] = ReplicaFold::Role::node_local;
       if (std::count(fold_.group_image[g].begin() + 1, fold_.group_image[g].end(), kNone) != 0) return false;
     }
     return true;

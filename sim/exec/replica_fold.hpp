@@ -40,10 +40,13 @@ struct ReplicaFold {
   std::vector<Role> role;                               // per group
   std::vector<std::vector<std::uint32_t>> group_image;  // per group of the representative: [replica] -> group
   std::vector<std::uint32_t> spanning_share;            // per spanning group: its members in each replica
-  // Two data-parallel replicas share a node (TP 4 on 8 GPUs) and replay as
-  // one: their data-parallel rings then cross the node's own links, so
-  // node-local collectives and transfers run for every image too.
-  bool nodes_shared = false;
+  // Data-parallel traffic crosses some node's own links: two replicas share
+  // a node (TP 4 on 8 GPUs) and replay as one, or a data-parallel group holds
+  // two ranks of one node (CP: gradients are summed over data x context, and
+  // a CP pair sits in one node). Node-local collectives and transfers then
+  // run for every image too, so that the images' inside links carry what a
+  // full replay puts there beside the data-parallel flows.
+  bool dp_inside_nodes = false;
   // Per node of the representative, its image in every replica ([replica]
   // -> node), and per node the links of the cables that touch it, in cable
   // order (the same count, capacities and insides in a node and its images).

@@ -251,6 +251,26 @@ TEST_CASE("two data-parallel replicas on each node (TP 4) fold as one, to the fu
   }
 }
 
+TEST_CASE("a context-parallel pair in one node folds with its gradient ring crossing NVLink in every image",
+          "[exec][fold]") {
+  // TP 4 x CP 2 x PP 2 x DP 8 on 16 nodes: a replica is a pipeline of two
+  // nodes, and each node holds a CP pair of TP 4 groups. Gradients are
+  // summed over data x context, so each gradient ring's CP pair hop crosses
+  // the node's NVLink beside the TP and CP traffic; the CP and TP
+  // collectives therefore run for every image (until 2026-11-30 they ran
+  // for the representative alone, and the fold was abandoned at the step's
+  // end when an image node's NVLink carried other bytes).
+  const TempDir dir("fold_cp_pair");
+  const std::string system = write_multi_leaf_system(dir, ", routing: adaptive");
+  const auto run = dir.path() / "cp2.yaml";
+  std::ofstream(run) << "system: " << system << "\n"
+                     << "workload: {model: {layers: 8, hidden: 2048, heads: 16, vocab: 50304, seq_len: 4096}, "
+                     << "parallel: {data: 8, tensor: 4, context: 2, pipeline: 2, sequence: true, "
+                     << "order: [tensor, pipeline, data]}, strategy: zero1, micro_batch: 1, global_batch: 32, "
+                     << "precision: bf16, optimizer: adam, activation_recompute: selective}\n";
+  check_exact_fold(replay_both(run.string()), 8);
+}
+
 namespace fold_test_detail {
 
 // Bytes the replay's leaf-to-spine links carried, per leaf.
