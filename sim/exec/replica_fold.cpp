@@ -87,6 +87,13 @@ bool join_replicas(const Trace& trace, const std::vector<SlotUse>& uses, Compone
   return true;
 }
 
+// The node rank `r` runs on; kNoNode where its GPU is not one of the
+// system's (placed_alike refuses such a rank).
+int node_of_rank(const Trace& trace, const System& system, std::uint32_t r) {
+  if (trace.gpu_index(r) >= system.gpus().size()) return kNoNode;
+  return system.part(system.gpus()[trace.gpu_index(r)]).node;
+}
+
 // Joins the ranks that share a node: two data-parallel replicas on one node
 // (TP 4 on 8 GPUs) share its links, so they replay together as one replica
 // of twice the ranks. True when that joined any.
@@ -94,8 +101,7 @@ bool join_nodes(const Trace& trace, const System& system, Components& joined) {
   std::vector<std::uint32_t> first_on_node(static_cast<std::size_t>(std::max(system.num_nodes(), 0)), kNone);
   bool any = false;
   for (std::uint32_t r = 0; r < trace.rank_count(); ++r) {
-    if (trace.gpu_index(r) >= system.gpus().size()) continue;  // placed_alike refuses it
-    const int node = system.part(system.gpus()[trace.gpu_index(r)]).node;
+    const int node = node_of_rank(trace, system, r);
     if (node == kNoNode) continue;
     std::uint32_t& first = first_on_node[static_cast<std::size_t>(node)];
     if (first == kNone) first = r;
@@ -238,7 +244,8 @@ class FoldBuilder {
       if (fold_.role[g] != ReplicaFold::Role::spanning) continue;
       std::set<int> nodes;
       for (std::uint32_t m : trace_.groups[g]) {
-        if (!nodes.insert(system_.part(system_.gpus()[trace_.gpu_index(m)]).node).second) return true;
+        const int node = node_of_rank(trace_, system_, m);
+        if (node != kNoNode && !nodes.insert(node).second) return true;
       }
     }
     return false;
@@ -250,10 +257,9 @@ class FoldBuilder {
     for (std::uint32_t g = 0; g < trace_.groups.size(); ++g) {
       if (fold_.role[g] != ReplicaFold::Role::imaged) continue;
       const auto& members = trace_.groups[g];
-      const int node = system_.part(system_.gpus()[trace_.gpu_index(members[0])]).node;
-      const bool one_node = std::all_of(members.begin(), members.end(), [&](std::uint32_t m) {
-        return system_.part(system_.gpus()[trace_.gpu_index(m)]).node == node;
-      });
+      const int node = node_of_rank(trace_, system_, members[0]);
+      const bool one_node = std::all_of(members.begin(), members.end(),
+                                        [&](std::uint32_t m) { return node_of_rank(trace_, system_, m) == node; });
       // Where replicas share nodes, data-parallel flows cross a node's inside
       // links too, so the images' node-local flows must load them alike.
       if (one_node && !fold_.dp_inside_nodes) fold_.role[g] = ReplicaFold::Role::node_local;

@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -85,9 +84,10 @@ void place_ranks_per_node(const ConfigNode& workload_node, WorkloadSpec& workloa
   ParallelPlan& p = workload.parallel;
   if (p.gpus_per_node == 0) return;
   std::vector<std::uint32_t> gpus;
-  std::map<int, std::int64_t> taken_on_node;
+  std::vector<std::int64_t> taken_on_node(static_cast<std::size_t>(std::max(system.num_nodes(), 0)), 0);
   for (std::uint32_t g = 0; g < system.gpus().size() && static_cast<std::int64_t>(gpus.size()) < p.world_size(); ++g) {
-    if (taken_on_node[system.part(system.gpus()[g]).node]++ < p.gpus_per_node) gpus.push_back(g);
+    const int node = system.part(system.gpus()[g]).node;
+    if (node != kNoNode && taken_on_node[static_cast<std::size_t>(node)]++ < p.gpus_per_node) gpus.push_back(g);
   }
   if (static_cast<std::int64_t>(gpus.size()) < p.world_size()) {
     workload_node.child("parallel")

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tests/cli/run_binary.hpp"
+#include "tests/topology/dgx_h100_x4_ndr_yaml.hpp"
 
 using simctl::testing::run_simctl;
 
@@ -14,15 +15,8 @@ const std::string kCluster = "configs/systems/dgx_h100_x4_ndr.yaml";  // InfiniB
 
 // The same cluster with its fabric hashing flows (ECMP), written once.
 std::string ecmp_cluster() {
-  static const std::string path = simctl::testing::write_temp_config("route_ecmp.yaml", R"(system:
-  name: 4x DGX H100, NDR rail-optimised fat tree, ECMP
-  node_templates:
-    dgx_h100: {import: )" + std::string(SIMCTL_SOURCE_DIR) + R"(/configs/systems/dgx_h100.yaml}
-  nodes:
-    - {template: dgx_h100, count: 4}
-  fabric: {kind: fat_tree, tiers: 2, radix: 64, rail_optimised: true, link: infiniband_ndr, nics: "nic[*]",
-           routing: ecmp}
-)");
+  static const std::string path = simctl::testing::write_temp_config(
+      "route_ecmp.yaml", simctl::test::dgx_h100_x4_ndr_yaml(SIMCTL_SOURCE_DIR, "ecmp"));
   return path;
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/exec/executor.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/exec/dgx_h100_cluster.hpp"
 #include "tests/report/report_outputs.hpp"
 
 using namespace simctl;
@@ -15,22 +16,19 @@ using namespace simctl::testing;
 
 namespace {
 
-// Two DGX H100 nodes on a radix-16 fat tree that is not rail-optimised: each
+// Two DGX H100 nodes on a radix-16 fat tree that is not rail-optimised and
+// hashes flows (ECMP; InfiniBand's own default is adaptive routing, which
+// would spread every transfer over all spines whatever its key): each
 // node's 8 NICs fill one leaf, whose 8 uplinks reach 8 spines. A 4-layer GPT
 // with untied embeddings (no embedding all-reduce between the stages) on
 // TP 8 x PP 2: each of the 8 TP ranks of stage 0 sends to its peer in the
 // other node, so every pipeline transfer crosses a spine.
 std::string write_two_leaf_run(const TempDir& dir) {
-  const auto system = dir.path() / "system.yaml";
-  std::ofstream(system) << "system:\n"
-                        << "  name: 2x DGX H100, fat tree of radix 16\n"
-                        << "  node_templates:\n"
-                        << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
-                        << "  nodes:\n"
-                        << "    - {template: dgx_h100, count: 2}\n"
-                        << "  fabric: {kind: fat_tree, tiers: 2, radix: 16, link: infiniband_ndr, nics: \"nic[*]\"}\n";
+  const std::string system = write_dgx_h100_cluster(
+      dir, "2x DGX H100, fat tree of radix 16",
+      "{kind: fat_tree, tiers: 2, radix: 16, link: infiniband_ndr, nics: \"nic[*]\", routing: ecmp}", 2);
   const auto run = dir.path() / "run.yaml";
-  std::ofstream(run) << "system: " << system.string() << "\n"
+  std::ofstream(run) << "system: " << system << "\n"
                      << "workload: {model: {layers: 4, hidden: 2048, heads: 16, vocab: 50304, seq_len: 2048, "
                      << "tied_embeddings: false}, parallel: {data: 1, tensor: 8, pipeline: 2, sequence: true}, "
                      << "strategy: ddp, micro_batch: 1, global_batch: 8, precision: bf16, optimizer: adam, "

@@ -6,6 +6,7 @@
 
 #include "sim/exec/executor.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/exec/dgx_h100_cluster.hpp"
 #include "tests/report/report_outputs.hpp"
 
 using namespace simctl;
@@ -15,14 +16,10 @@ namespace rank_placement {
 
 // Two 8-GPU DGX H100 nodes; a TP 2 x PP 2 x DP 2 plan of 8 ranks.
 std::string write_run(const TempDir& dir, const std::string& placement) {
+  const std::string system = write_dgx_h100_cluster(
+      dir, "2x DGX H100", "{kind: fat_tree, tiers: 2, radix: 16, link: infiniband_ndr, nics: \"nic[*]\"}", 2);
   const auto run = dir.path() / "run.yaml";
-  std::ofstream(run) << "system:\n"
-                     << "  name: 2x DGX H100\n"
-                     << "  node_templates:\n"
-                     << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
-                     << "  nodes:\n"
-                     << "    - {template: dgx_h100, count: 2}\n"
-                     << "  fabric: {kind: fat_tree, tiers: 2, radix: 16, link: infiniband_ndr, nics: \"nic[*]\"}\n"
+  std::ofstream(run) << "system: " << system << "\n"
                      << "workload: {model: {layers: 4, hidden: 1024, heads: 16, vocab: 50304, seq_len: 1024}, "
                      << "parallel: {data: 2, tensor: 2, pipeline: 2" << placement << "}, "
                      << "strategy: ddp, micro_batch: 1, global_batch: 4, precision: bf16, optimizer: adam}\n";

@@ -17,6 +17,7 @@
 #include "sim/report/rendezvous.hpp"
 #include "sim/report/step_report.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "tests/exec/dgx_h100_cluster.hpp"
 #include "tests/report/report_outputs.hpp"
 
 using namespace simctl;
@@ -114,16 +115,7 @@ std::string write_run(const TempDir& dir, const std::string& system_file, const 
 
 // `nodes` DGX H100 nodes named `name` on the fabric `fabric` (a flow mapping).
 std::string write_system(const TempDir& dir, const std::string& name, const std::string& fabric, int nodes = 16) {
-  const auto path = dir.path() / "system.yaml";
-  std::ofstream out(path);
-  out << "system:\n"
-      << "  name: " << name << "\n"
-      << "  node_templates:\n"
-      << "    dgx_h100: {import: " << source_path("configs/systems/dgx_h100.yaml") << "}\n"
-      << "  nodes:\n"
-      << "    - {template: dgx_h100, count: " << nodes << "}\n"
-      << "  fabric: " << fabric << "\n";
-  return path.string();
+  return write_dgx_h100_cluster(dir, name, fabric, nodes);
 }
 
 // A fat tree of radix-16 switches, 2:1 oversubscribed and not

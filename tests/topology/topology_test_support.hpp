@@ -10,6 +10,7 @@
 #include "sim/config/data_root.hpp"
 #include "sim/topology/system_config.hpp"
 #include "tests/config/config_error_of.hpp"
+#include "tests/topology/dgx_h100_x4_ndr_yaml.hpp"
 
 namespace simctl::test {
 
@@ -30,16 +31,9 @@ inline System system_from_text(const std::string& yaml, const std::string& label
 
 inline System system_from_file(const std::string& path) { return load_system_file(path, catalogue(), link_kinds()); }
 
-// configs/systems/dgx_h100_x4_ndr.yaml's cluster (4 DGX H100 nodes on a
-// rail-optimised NDR fat tree) with its fabric's routing named: InfiniBand's
-// default is adaptive, and tests of hashed routes need `ecmp`.
+// That cluster with its fabric's routing named (dgx_h100_x4_ndr_yaml.hpp).
 inline System dgx_h100_x4_ndr_routed(const std::string& routing) {
-  return system_from_text("system:\n  name: 4x DGX H100, NDR rail-optimised fat tree (" + routing +
-                          ")\n  node_templates:\n    dgx_h100: {import: " + data_root() +
-                          "/configs/systems/dgx_h100.yaml}\n  nodes:\n    - {template: dgx_h100, count: 4}\n"
-                          "  fabric: {kind: fat_tree, tiers: 2, radix: 64, oversubscription: 1, rail_optimised: true, "
-                          "link: infiniband_ndr, nics: \"nic[*]\", routing: " +
-                          routing + "}\n");
+  return system_from_text(dgx_h100_x4_ndr_yaml(data_root(), routing));
 }
 
 // The message of the ConfigError `f` throws; empty when it throws none.
